@@ -1,0 +1,163 @@
+package io.delayq;
+
+import io.delayq.internal.ClientSettings;
+import io.delayq.internal.DelayqClient;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The entry point: a connection to one Redis, and the queues on it.
+ *
+ * <pre>{@code
+ * try (Delayq delayq = Delayq.connect("redis://localhost:6379")) {
+ *   JobQueue orders = delayq.queue("orders");
+ *   orders.schedule(JobRequest.of("cancel 42").withId("order-42").withDelay(Duration.ofMinutes(30)));
+ *   Workers workers = orders.startWorkers(job -> cancelIfUnpaid(job.payloadAsString()),
+ *       WorkerOptions.builder().concurrency(8).build());
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe; make one per application and share it. {@link #close()} stops the workers it
+ * started (handing their unfinished jobs back) and then the connections.
+ *
+ * @since 0.1.0
+ */
+public final class Delayq implements AutoCloseable {
+  private final DelayqClient client;
+
+  private Delayq(ClientSettings settings) {
+    this.client = new DelayqClient(settings);
+  }
+
+  /**
+   * Connects with the default settings.
+   *
+   * @param redisUrl {@code redis://[user:password@]host:port[/db]}, or {@code rediss://…} for TLS
+   * @throws RedisUnavailableException when Redis cannot be reached
+   */
+  public static Delayq connect(String redisUrl) {
+    return builder().redisUrl(redisUrl).build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * The queue with this name, created with one partition on first use. Names are 1 to 128
+   * letters, digits, {@code .}, {@code _}, {@code -} or {@code :}.
+   */
+  public JobQueue queue(String name) {
+    return client.queue(name, 0);
+  }
+
+  /**
+   * The queue with this name, created with {@code partitions} partitions on first use.
+   *
+   * @throws QueueConfigurationException when the queue exists with another partition count
+   */
+  public JobQueue queue(String name, int partitions) {
+    if (partitions < 1) {
+      throw new InvalidRequestException("partitions", "must be between 1 and 1024; got " + partitions);
+    }
+    return client.queue(name, partitions);
+  }
+
+  public boolean isClosed() {
+    return client.isClosed();
+  }
+
+  /** Stops every worker started through this client, then closes its connections. Idempotent. */
+  @Override
+  public void close() {
+    client.close();
+  }
+
+  /** Settings of a {@link Delayq}; each setter checks its value. */
+  public static final class Builder {
+    public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+    public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
+    public static final int DEFAULT_DEAD_LETTER_LIMIT = 100_000;
+    public static final Duration DEFAULT_DEAD_LETTER_RETENTION = Duration.ofDays(14);
+
+    private String redisUrl;
+    private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+    private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+    private int deadLetterLimit = DEFAULT_DEAD_LETTER_LIMIT;
+    private Duration deadLetterRetention = DEFAULT_DEAD_LETTER_RETENTION;
+    private boolean refuseEvictingRedis;
+
+    private Builder() {}
+
+    public Builder redisUrl(String redisUrl) {
+      this.redisUrl = redisUrl;
+      return this;
+    }
+
+    /** Largest payload accepted, in bytes (at most 512 MiB, Redis's own limit). */
+    public Builder maxPayloadBytes(int maxPayloadBytes) {
+      if (maxPayloadBytes < 1 || maxPayloadBytes > 512 * 1024 * 1024 - 64) {
+        throw new InvalidRequestException(
+            "maxPayloadBytes", "must be between 1 and 536870848; got " + maxPayloadBytes);
+      }
+      this.maxPayloadBytes = maxPayloadBytes;
+      return this;
+    }
+
+    /** How long a call waits for Redis before failing with {@link RedisUnavailableException}. */
+    public Builder commandTimeout(Duration commandTimeout) {
+      Objects.requireNonNull(commandTimeout, "commandTimeout");
+      if (commandTimeout.toMillis() < 1) {
+        throw new InvalidRequestException("commandTimeout", "must be positive; got " + commandTimeout);
+      }
+      this.commandTimeout = commandTimeout;
+      return this;
+    }
+
+    /** Most dead jobs kept per queue; the oldest go first beyond it. */
+    public Builder deadLetterLimit(int deadLetterLimit) {
+      if (deadLetterLimit < 1) {
+        throw new InvalidRequestException("deadLetterLimit", "must be at least 1; got " + deadLetterLimit);
+      }
+      this.deadLetterLimit = deadLetterLimit;
+      return this;
+    }
+
+    /** How long a dead job is kept before it is deleted. */
+    public Builder deadLetterRetention(Duration deadLetterRetention) {
+      Objects.requireNonNull(deadLetterRetention, "deadLetterRetention");
+      if (deadLetterRetention.toMillis() < 1) {
+        throw new InvalidRequestException(
+            "deadLetterRetention", "must be positive; got " + deadLetterRetention);
+      }
+      this.deadLetterRetention = deadLetterRetention;
+      return this;
+    }
+
+    /**
+     * Whether to refuse to start on a Redis whose {@code maxmemory-policy} may evict keys (and so
+     * lose jobs). By default such a Redis gets a loud warning.
+     */
+    public Builder refuseEvictingRedis(boolean refuse) {
+      this.refuseEvictingRedis = refuse;
+      return this;
+    }
+
+    /**
+     * Connects.
+     *
+     * @throws RedisUnavailableException when Redis cannot be reached
+     * @throws InvalidRequestException when the URL is missing or malformed
+     */
+    public Delayq build() {
+      return new Delayq(
+          new ClientSettings(
+              redisUrl,
+              maxPayloadBytes,
+              commandTimeout,
+              deadLetterLimit,
+              deadLetterRetention,
+              refuseEvictingRedis));
+    }
+  }
+}

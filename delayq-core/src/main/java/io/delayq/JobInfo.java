@@ -1,0 +1,72 @@
+package io.delayq;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * A job as it is stored now, read by id.
+ *
+ * @param id the job's id
+ * @param state where it is in its life
+ * @param runAt when it is due; set only while {@link JobState#SCHEDULED}
+ * @param leaseUntil when the current attempt's lease ends; set only while {@link JobState#ACTIVE}
+ * @param deadAt when it was given up on; set only while {@link JobState#DEAD}
+ * @param attempts attempts started so far
+ * @param maxAttempts attempts allowed before it goes dead
+ * @param createdAt when it was scheduled
+ * @param payload its payload
+ * @param lastError the error of its last failed attempt, or {@code null}
+ * @since 0.1.0
+ */
+public record JobInfo(
+    String id,
+    JobState state,
+    Instant runAt,
+    Instant leaseUntil,
+    Instant deadAt,
+    int attempts,
+    int maxAttempts,
+    Instant createdAt,
+    byte[] payload,
+    String lastError) {
+
+  public JobInfo {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(payload, "payload");
+  }
+
+  /** The payload decoded as UTF-8. */
+  public String payloadAsString() {
+    return new String(payload, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof JobInfo that
+        && id.equals(that.id)
+        && state == that.state
+        && Objects.equals(runAt, that.runAt)
+        && Objects.equals(leaseUntil, that.leaseUntil)
+        && Objects.equals(deadAt, that.deadAt)
+        && attempts == that.attempts
+        && maxAttempts == that.maxAttempts
+        && Objects.equals(createdAt, that.createdAt)
+        && Arrays.equals(payload, that.payload)
+        && Objects.equals(lastError, that.lastError);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(id, state, runAt, attempts, Arrays.hashCode(payload));
+  }
+
+  @Override
+  public String toString() {
+    return "JobInfo[id=" + id + ", state=" + state + ", runAt=" + runAt + ", leaseUntil="
+        + leaseUntil + ", deadAt=" + deadAt + ", attempts=" + attempts + "/" + maxAttempts
+        + ", payload=" + payload.length + " bytes, lastError=" + lastError + "]";
+  }
+}

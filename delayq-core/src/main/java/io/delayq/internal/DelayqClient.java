@@ -1,0 +1,233 @@
+package io.delayq.internal;
+
+import io.delayq.DelayqClosedException;
+import io.delayq.InvalidRequestException;
+import io.delayq.JobQueue;
+import io.delayq.QueueConfigurationException;
+import io.delayq.RedisUnavailableException;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The connection to Redis behind a {@code Delayq}: one command connection shared by all queues
+ * (Lettuce pipelines concurrent calls on it), and one pub/sub connection for wake-ups, opened when
+ * the first workers start.
+ */
+public final class DelayqClient implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(DelayqClient.class);
+  private static final Set<String> SCHEMES = Set.of("redis", "rediss");
+
+  private final ClientSettings settings;
+  private final String displayUri;
+  private final ClientResources resources;
+  private final RedisClient redisClient;
+  private final StatefulRedisConnection<byte[], byte[]> connection;
+  private final ScriptRunner scripts;
+  private final WakeBus wakeBus;
+  private final Map<String, RedisJobQueue> queues = new ConcurrentHashMap<>();
+  private final List<WorkerPool> pools = new CopyOnWriteArrayList<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  public DelayqClient(ClientSettings settings) {
+    this.settings = settings;
+    RedisURI uri = parse(settings.redisUrl());
+    this.displayUri = redact(uri);
+    this.resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
+    this.redisClient = RedisClient.create(resources, uri);
+    redisClient.setOptions(
+        ClientOptions.builder()
+            .autoReconnect(true)
+            // why: a producer must fail at once while Redis is away, not queue commands silently
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))
+            .build());
+    try {
+      this.connection = redisClient.connect(ByteArrayCodec.INSTANCE);
+    } catch (RuntimeException e) {
+      shutdownQuietly();
+      throw new RedisUnavailableException(
+          "cannot connect to Redis at " + displayUri + ": " + e.getMessage()
+              + ". Check that Redis is running there and that the URL, user and password are right",
+          e);
+    }
+    this.scripts = new ScriptRunner(connection.async());
+    this.wakeBus = new WakeBus(redisClient);
+    checkEvictionPolicy();
+  }
+
+  private static RedisURI parse(String url) {
+    if (url == null || url.isBlank()) {
+      throw new InvalidRequestException(
+          "redisUrl", "is missing; give one like redis://localhost:6379 or rediss://user:pass@host:6380");
+    }
+    int colon = url.indexOf("://");
+    String scheme = colon < 0 ? "" : url.substring(0, colon);
+    if (!SCHEMES.contains(scheme)) {
+      throw new InvalidRequestException(
+          "redisUrl",
+          "'" + Rules.abbreviate(url.replaceAll("//[^@/]*@", "//***@"))
+              + "' must start with redis:// or rediss:// (TLS)");
+    }
+    try {
+      return RedisURI.create(url);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidRequestException(
+          "redisUrl", "cannot be parsed (" + e.getMessage() + "); expected redis://[user:password@]host:port[/db]");
+    }
+  }
+
+  private static String redact(RedisURI uri) {
+    return (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort();
+  }
+
+  private void checkEvictionPolicy() {
+    String policy;
+    try {
+      policy = connection.sync().configGet("maxmemory-policy").get("maxmemory-policy");
+    } catch (RuntimeException e) {
+      log.debug("cannot read maxmemory-policy from {} (CONFIG may be disabled): {}", displayUri, e.toString());
+      return;
+    }
+    if (policy == null || policy.equals("noeviction")) {
+      return;
+    }
+    String message =
+        "Redis at " + displayUri + " has maxmemory-policy '" + policy
+            + "': when it runs out of memory it may evict delayq's keys and silently lose jobs."
+            + " Set maxmemory-policy to noeviction on this Redis";
+    if (settings.refuseEvictingRedis()) {
+      close();
+      throw new QueueConfigurationException(message + ".");
+    }
+    log.warn("{} (or build the client with refuseEvictingRedis(true) to refuse to start).", message);
+  }
+
+  public JobQueue queue(String name, int partitions) {
+    checkOpen("queue(" + name + ")");
+    Rules.checkQueueName(name);
+    if (partitions < 0 || partitions > 1024) {
+      throw new InvalidRequestException(
+          "partitions", "must be between 1 and 1024; got " + partitions);
+    }
+    RedisJobQueue existing = queues.get(name);
+    if (existing != null) {
+      requireSamePartitions(name, existing.partitions(), partitions);
+      return existing;
+    }
+    int stored = loadOrCreateSettings(name, partitions == 0 ? 1 : partitions);
+    requireSamePartitions(name, stored, partitions);
+    return queues.computeIfAbsent(name, n -> new RedisJobQueue(this, n, stored));
+  }
+
+  private static void requireSamePartitions(String name, int stored, int requested) {
+    if (requested != 0 && requested != stored) {
+      throw new QueueConfigurationException(
+          "queue '" + name + "' already has " + stored + " partition(s); " + requested
+              + " were asked for. The partition count is fixed when a queue is first used:"
+              + " open it without a count, or move its jobs to a queue with a new name");
+    }
+  }
+
+  private int loadOrCreateSettings(String name, int partitions) {
+    byte[] key = Keys.bytes(Keys.settings(name));
+    byte[] field = Keys.bytes("partitions");
+    RedisClusterAsyncCommands<byte[], byte[]> redis = async();
+    Errors.await(redis.hsetnx(key, field, Keys.bytes(Integer.toString(partitions))).toCompletableFuture(),
+        displayUri, name, null, 0);
+    Errors.await(redis.sadd(Keys.bytes(Keys.registry()), Keys.bytes(name)).toCompletableFuture(),
+        displayUri, name, null, 0);
+    byte[] stored = Errors.await(redis.hget(key, field).toCompletableFuture(), displayUri, name, null, 0);
+    try {
+      return Integer.parseInt(new String(stored, StandardCharsets.US_ASCII));
+    } catch (RuntimeException e) {
+      throw new QueueConfigurationException(
+          "queue '" + name + "' has an unreadable partition count in " + Keys.settings(name)
+              + "; it was not written by delayq. Fix or delete that hash");
+    }
+  }
+
+  void checkOpen(String what) {
+    if (closed.get()) {
+      throw new DelayqClosedException(what);
+    }
+  }
+
+  ClientSettings settings() {
+    return settings;
+  }
+
+  String displayUri() {
+    return displayUri;
+  }
+
+  RedisClusterAsyncCommands<byte[], byte[]> async() {
+    return connection.async();
+  }
+
+  ScriptRunner scripts() {
+    return scripts;
+  }
+
+  WakeBus wakeBus() {
+    return wakeBus;
+  }
+
+  void register(WorkerPool pool) {
+    pools.add(pool);
+  }
+
+  void unregister(WorkerPool pool) {
+    pools.remove(pool);
+  }
+
+  public boolean isClosed() {
+    return closed.get();
+  }
+
+  /** Closes workers first (handing back their unfinished jobs), then the connections. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    for (WorkerPool pool : List.copyOf(pools)) {
+      try {
+        pool.close();
+      } catch (RuntimeException e) {
+        log.warn("closing workers of queue '{}' failed", pool.queue(), e);
+      }
+    }
+    wakeBus.close();
+    if (connection != null) {
+      connection.close();
+    }
+    shutdownQuietly();
+  }
+
+  private void shutdownQuietly() {
+    try {
+      redisClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    } catch (RuntimeException e) {
+      log.debug("Redis client shutdown: {}", e.toString());
+    }
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
+  }
+}

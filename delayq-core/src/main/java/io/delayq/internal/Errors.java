@@ -1,0 +1,102 @@
+package io.delayq.internal;
+
+import io.delayq.DelayqException;
+import io.delayq.JobActiveException;
+import io.delayq.JobNotFoundException;
+import io.delayq.LeaseExpiredException;
+import io.delayq.RedisUnavailableException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Turns what Redis and Lettuce throw into delayq's exceptions, in one place. Scripts signal refusals
+ * with error replies that start with a {@code DQ_} code; nothing else parses Redis strings.
+ */
+public final class Errors {
+  private Errors() {}
+
+  /** Waits for {@code future} and maps its failure. */
+  public static <T> T await(CompletableFuture<T> future, String redisUri, String queue, String id, int attempt) {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RedisUnavailableException("interrupted while waiting for Redis at " + redisUri, e);
+    } catch (ExecutionException | CompletionException | CancellationException e) {
+      throw translate(e, redisUri, queue, id, attempt);
+    }
+  }
+
+  public static RuntimeException translate(
+      Throwable error, String redisUri, String queue, String id, int attempt) {
+    Throwable cause = unwrap(error);
+    if (cause instanceof DelayqException d) {
+      return d;
+    }
+    if (cause instanceof RedisCommandExecutionException && cause.getMessage() != null) {
+      String message = cause.getMessage();
+      if (message.contains("DQ_LEASE_EXPIRED")) {
+        return new LeaseExpiredException(queue, id, attempt);
+      }
+      if (message.contains("DQ_ACTIVE")) {
+        return new JobActiveException(queue, id, textAfterCode(message, "DQ_ACTIVE"));
+      }
+      if (message.contains("DQ_NOT_FOUND")) {
+        return new JobNotFoundException(queue, id, textAfterCode(message, "DQ_NOT_FOUND"));
+      }
+      return new RedisCommandException(
+          "Redis at " + redisUri + " refused a delayq command: " + message
+              + (message.startsWith("OOM")
+                  ? ". Redis is out of memory: raise maxmemory or drain queues"
+                  : message.startsWith("WRONGTYPE")
+                      ? ". Another program wrote a key under delayq's 'dq' prefix"
+                      : ""),
+          cause);
+    }
+    if (cause instanceof RedisCommandTimeoutException) {
+      return new RedisUnavailableException(
+          "Redis at " + redisUri + " did not answer in time (" + cause.getMessage()
+              + "); check that it is running and not overloaded, or raise commandTimeout",
+          cause);
+    }
+    if (cause instanceof RedisConnectionException || cause instanceof RedisException) {
+      return new RedisUnavailableException(
+          "Redis at " + redisUri + " is unreachable (" + cause.getMessage()
+              + "); check that it is running and that the URL is right",
+          cause);
+    }
+    if (cause instanceof RuntimeException r) {
+      return r;
+    }
+    return new RedisUnavailableException("unexpected failure talking to " + redisUri, cause);
+  }
+
+  public static Throwable unwrap(Throwable error) {
+    Throwable t = error;
+    while ((t instanceof ExecutionException || t instanceof CompletionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  private static String textAfterCode(String message, String code) {
+    int at = message.indexOf(code);
+    return message.substring(at + code.length()).trim();
+  }
+
+  /** Redis answered with an error that is neither a delayq refusal nor a connection problem. */
+  public static final class RedisCommandException extends DelayqException {
+    private static final long serialVersionUID = 1L;
+
+    RedisCommandException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

@@ -1,0 +1,558 @@
+package io.delayq.internal;
+
+import io.delayq.Backoff;
+import io.delayq.InvalidRequestException;
+import io.delayq.JobHandler;
+import io.delayq.JobInfo;
+import io.delayq.JobQueue;
+import io.delayq.JobRequest;
+import io.delayq.JobState;
+import io.delayq.LeaseExpiredException;
+import io.delayq.LeasedJob;
+import io.delayq.QueueStats;
+import io.delayq.ScheduledJob;
+import io.delayq.WorkerOptions;
+import io.delayq.Workers;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A queue on Redis: each call is one script on the partition that owns the job's id. */
+public final class RedisJobQueue implements JobQueue {
+  /** Pipelined schedules in flight at once in {@link #scheduleAll}: bounds client memory. */
+  private static final int PIPELINE_WINDOW = 2_000;
+  /** Expired leases recovered per claim call: keeps every claim's work bounded. */
+  private static final int RECOVER_PER_CLAIM = 100;
+  private static final int MAX_ERROR_CHARS = 2_000;
+  private static final byte[] EMPTY = new byte[0];
+
+  private final DelayqClient client;
+  private final String name;
+  private final Keys.Partition[] partitions;
+  private final byte[] wakeChannel;
+  private final AtomicInteger claimCursor = new AtomicInteger();
+
+  RedisJobQueue(DelayqClient client, String name, int partitionCount) {
+    this.client = client;
+    this.name = name;
+    this.partitions = new Keys.Partition[partitionCount];
+    for (int p = 0; p < partitionCount; p++) {
+      partitions[p] = Keys.partition(name, p);
+    }
+    this.wakeChannel = Keys.bytes(Keys.wakeChannel(name));
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public int partitions() {
+    return partitions.length;
+  }
+
+  Keys.Partition partition(int p) {
+    return partitions[p];
+  }
+
+  private Keys.Partition partitionOf(String id) {
+    return partitions[Ids.partitionOf(id, partitions.length)];
+  }
+
+  // ---- producing ----
+
+  @Override
+  public ScheduledJob schedule(JobRequest request) {
+    Objects.requireNonNull(request, "request");
+    client.checkOpen("schedule on queue '" + name + "'");
+    Prepared prepared = prepare(request);
+    return await(send(prepared), prepared.id, 0);
+  }
+
+  @Override
+  public List<ScheduledJob> scheduleAll(List<JobRequest> requests) {
+    Objects.requireNonNull(requests, "requests");
+    client.checkOpen("scheduleAll on queue '" + name + "'");
+    List<Prepared> prepared = new ArrayList<>(requests.size());
+    for (int i = 0; i < requests.size(); i++) {
+      JobRequest request = requests.get(i);
+      if (request == null) {
+        throw new InvalidRequestException("requests[" + i + "]", "is null");
+      }
+      try {
+        prepared.add(prepare(request));
+      } catch (InvalidRequestException e) {
+        throw new InvalidRequestException("requests[" + i + "]." + e.field(), e.getMessage());
+      }
+    }
+    List<ScheduledJob> results = new ArrayList<>(prepared.size());
+    for (int from = 0; from < prepared.size(); from += PIPELINE_WINDOW) {
+      int to = Math.min(prepared.size(), from + PIPELINE_WINDOW);
+      List<CompletableFuture<ScheduledJob>> window = new ArrayList<>(to - from);
+      for (int i = from; i < to; i++) {
+        window.add(send(prepared.get(i)));
+      }
+      for (int i = from; i < to; i++) {
+        results.add(await(window.get(i - from), prepared.get(i).id, 0));
+      }
+    }
+    return results;
+  }
+
+  private record Prepared(String id, Keys.Partition partition, byte[][] args) {}
+
+  private Prepared prepare(JobRequest request) {
+    Rules.checkPayloadSize(request.payload().length, client.settings().maxPayloadBytes());
+    String id = request.id() != null ? request.id() : Ids.generate();
+    Keys.Partition p = partitionOf(id);
+    boolean absolute = request.runAt() != null;
+    long when =
+        absolute
+            ? Rules.runAtMillis(request.runAt())
+            : request.delay() == null ? 0 : Rules.delayMillis(request.delay());
+    byte[] record =
+        new JobRecord(request.maxAttempts(), System.currentTimeMillis(), request.payload()).encode();
+    byte[][] args = {
+      Keys.bytes(id),
+      record,
+      Keys.bytes(absolute ? "a" : "d"),
+      number(when),
+      Keys.bytes(request.onDuplicate() == io.delayq.DuplicatePolicy.KEEP ? "k" : "r"),
+      wakeChannel,
+      number(p.number())
+    };
+    return new Prepared(id, p, args);
+  }
+
+  private CompletableFuture<ScheduledJob> send(Prepared prepared) {
+    Keys.Partition p = prepared.partition;
+    byte[][] keys = {p.scheduled(), p.active(), p.dead(), p.jobs(), p.attempts(), p.errors()};
+    return client.scripts()
+        .<List<Object>>run(Script.SCHEDULE, keys, prepared.args)
+        .thenApply(
+            reply -> {
+              long outcome = (Long) reply.get(0);
+              long due = (Long) reply.get(1);
+              return new ScheduledJob(
+                  prepared.id,
+                  due < 0 ? null : Instant.ofEpochMilli(due),
+                  outcome == 1
+                      ? ScheduledJob.Outcome.CREATED
+                      : outcome == 2 ? ScheduledJob.Outcome.REPLACED : ScheduledJob.Outcome.KEPT);
+            });
+  }
+
+  @Override
+  public boolean cancel(String id) {
+    Rules.checkJobId(id);
+    client.checkOpen("cancel on queue '" + name + "'");
+    Keys.Partition p = partitionOf(id);
+    byte[][] keys = {p.scheduled(), p.active(), p.jobs(), p.attempts(), p.errors()};
+    Long removed = await(client.scripts().<Long>run(Script.CANCEL, keys, Keys.bytes(id)), id, 0);
+    return removed == 1L;
+  }
+
+  @Override
+  public ScheduledJob reschedule(String id, Duration delay) {
+    Objects.requireNonNull(delay, "delay");
+    return reschedule(id, "d", Rules.delayMillis(delay));
+  }
+
+  @Override
+  public ScheduledJob reschedule(String id, Instant runAt) {
+    Objects.requireNonNull(runAt, "runAt");
+    return reschedule(id, "a", Rules.runAtMillis(runAt));
+  }
+
+  private ScheduledJob reschedule(String id, String mode, long when) {
+    Rules.checkJobId(id);
+    client.checkOpen("reschedule on queue '" + name + "'");
+    Keys.Partition p = partitionOf(id);
+    byte[][] keys = {p.scheduled(), p.active()};
+    Long due =
+        await(
+            client.scripts()
+                .<Long>run(
+                    Script.RESCHEDULE,
+                    keys,
+                    Keys.bytes(id),
+                    Keys.bytes(mode),
+                    number(when),
+                    wakeChannel,
+                    number(p.number())),
+            id,
+            0);
+    return new ScheduledJob(id, Instant.ofEpochMilli(due), ScheduledJob.Outcome.REPLACED);
+  }
+
+  // ---- reading ----
+
+  @Override
+  public Optional<JobInfo> get(String id) {
+    Rules.checkJobId(id);
+    client.checkOpen("get on queue '" + name + "'");
+    Keys.Partition p = partitionOf(id);
+    byte[][] keys = {p.scheduled(), p.active(), p.dead(), p.jobs(), p.attempts(), p.errors()};
+    List<Object> reply = await(client.scripts().<List<Object>>run(Script.INSPECT, keys, Keys.bytes(id)), id, 0);
+    if (reply == null || reply.isEmpty()) {
+      return Optional.empty();
+    }
+    String state = text(reply.get(0));
+    Instant at = Instant.ofEpochMilli((Long) reply.get(1));
+    int attempts = ((Long) reply.get(2)).intValue();
+    JobRecord record = JobRecord.decode((byte[]) reply.get(3));
+    String error = reply.size() > 4 && reply.get(4) != null ? text(reply.get(4)) : null;
+    JobState jobState =
+        switch (state) {
+          case "s" -> JobState.SCHEDULED;
+          case "a" -> JobState.ACTIVE;
+          default -> JobState.DEAD;
+        };
+    return Optional.of(
+        new JobInfo(
+            id,
+            jobState,
+            jobState == JobState.SCHEDULED ? at : null,
+            jobState == JobState.ACTIVE ? at : null,
+            jobState == JobState.DEAD ? at : null,
+            attempts,
+            record.maxAttempts(),
+            Instant.ofEpochMilli(record.createdMillis()),
+            record.payload(),
+            error));
+  }
+
+  @Override
+  public QueueStats stats() {
+    client.checkOpen("stats on queue '" + name + "'");
+    List<CompletableFuture<List<Object>>> replies = new ArrayList<>(partitions.length);
+    for (Keys.Partition p : partitions) {
+      replies.add(client.scripts().run(Script.STATS, new byte[][] {p.scheduled(), p.active(), p.dead(), p.paused()}));
+    }
+    long scheduled = 0, due = 0, active = 0, dead = 0;
+    boolean paused = false;
+    for (CompletableFuture<List<Object>> f : replies) {
+      List<Object> r = await(f, null, 0);
+      scheduled += (Long) r.get(0);
+      due += (Long) r.get(1);
+      active += (Long) r.get(2);
+      dead += (Long) r.get(3);
+      paused |= (Long) r.get(4) == 1L;
+    }
+    return new QueueStats(name, partitions.length, scheduled, due, active, dead, paused);
+  }
+
+  @Override
+  public void pause() {
+    client.checkOpen("pause on queue '" + name + "'");
+    var redis = client.async();
+    List<CompletableFuture<?>> writes = new ArrayList<>();
+    for (Keys.Partition p : partitions) {
+      writes.add(redis.set(p.paused(), Keys.bytes("1")).toCompletableFuture());
+    }
+    writes.add(redis.hset(Keys.bytes(Keys.settings(name)), Keys.bytes("paused"), Keys.bytes("1")).toCompletableFuture());
+    writes.forEach(f -> await(f, null, 0));
+  }
+
+  @Override
+  public void resume() {
+    client.checkOpen("resume on queue '" + name + "'");
+    var redis = client.async();
+    List<CompletableFuture<?>> writes = new ArrayList<>();
+    for (Keys.Partition p : partitions) {
+      writes.add(redis.del(p.paused()).toCompletableFuture());
+    }
+    writes.add(redis.hset(Keys.bytes(Keys.settings(name)), Keys.bytes("paused"), Keys.bytes("0")).toCompletableFuture());
+    writes.forEach(f -> await(f, null, 0));
+    for (Keys.Partition p : partitions) {
+      // why: paused workers sleep a whole sweep interval; this wakes them at once
+      await(redis.publish(wakeChannel, Keys.bytes(p.number() + ":0")).toCompletableFuture(), null, 0);
+    }
+  }
+
+  @Override
+  public List<JobInfo> deadJobs(int limit) {
+    if (limit < 1 || limit > 1000) {
+      throw new InvalidRequestException("limit", "must be between 1 and 1000; got " + limit);
+    }
+    client.checkOpen("deadJobs on queue '" + name + "'");
+    List<CompletableFuture<List<Object>>> replies = new ArrayList<>(partitions.length);
+    for (Keys.Partition p : partitions) {
+      replies.add(
+          client.scripts()
+              .run(Script.LIST_DEAD, new byte[][] {p.dead(), p.jobs(), p.attempts(), p.errors()}, number(limit)));
+    }
+    List<JobInfo> dead = new ArrayList<>();
+    for (CompletableFuture<List<Object>> f : replies) {
+      List<Object> r = await(f, null, 0);
+      for (int i = 0; i + 4 < r.size(); i += 5) {
+        byte[] stored = (byte[]) r.get(i + 3);
+        if (stored.length == 0) {
+          continue;
+        }
+        JobRecord record = JobRecord.decode(stored);
+        String error = text(r.get(i + 4));
+        dead.add(
+            new JobInfo(
+                text(r.get(i)),
+                JobState.DEAD,
+                null,
+                null,
+                Instant.ofEpochMilli((Long) r.get(i + 1)),
+                ((Long) r.get(i + 2)).intValue(),
+                record.maxAttempts(),
+                Instant.ofEpochMilli(record.createdMillis()),
+                record.payload(),
+                error.isEmpty() ? null : error));
+      }
+    }
+    dead.sort(Comparator.comparing(JobInfo::deadAt).reversed());
+    return dead.size() > limit ? List.copyOf(dead.subList(0, limit)) : dead;
+  }
+
+  @Override
+  public boolean requeueDead(String id) {
+    Rules.checkJobId(id);
+    client.checkOpen("requeueDead on queue '" + name + "'");
+    Keys.Partition p = partitionOf(id);
+    Long due =
+        await(
+            client.scripts()
+                .<Long>run(
+                    Script.REQUEUE_DEAD,
+                    new byte[][] {p.dead(), p.scheduled(), p.attempts()},
+                    Keys.bytes(id),
+                    wakeChannel,
+                    number(p.number())),
+            id,
+            0);
+    return due >= 0;
+  }
+
+  @Override
+  public boolean deleteDead(String id) {
+    Rules.checkJobId(id);
+    client.checkOpen("deleteDead on queue '" + name + "'");
+    Keys.Partition p = partitionOf(id);
+    Long deleted =
+        await(
+            client.scripts()
+                .<Long>run(
+                    Script.DELETE_DEAD,
+                    new byte[][] {p.dead(), p.jobs(), p.attempts(), p.errors()},
+                    Keys.bytes(id)),
+            id,
+            0);
+    return deleted == 1L;
+  }
+
+  // ---- consuming ----
+
+  /** What one claim on one partition returned. */
+  record Claimed(long redisMicros, long nextWakeMillis, boolean paused, List<LeasedJob> jobs) {}
+
+  CompletableFuture<Claimed> claim(int p, int max, long leaseMillis) {
+    Keys.Partition k = partitions[p];
+    byte[][] keys = {k.scheduled(), k.active(), k.jobs(), k.attempts(), k.dead(), k.errors(), k.paused()};
+    ClientSettings s = client.settings();
+    return client.scripts()
+        .<List<Object>>run(
+            Script.CLAIM,
+            keys,
+            number(max),
+            number(leaseMillis),
+            number(RECOVER_PER_CLAIM),
+            number(deadLetterCapPerPartition()),
+            number(s.deadLetterRetention().toMillis()))
+        .thenApply(reply -> toClaimed(reply, leaseMillis));
+  }
+
+  private Claimed toClaimed(List<Object> reply, long leaseMillis) {
+    long nowMicros = (Long) reply.get(0);
+    long nowMillis = nowMicros / 1000;
+    Instant leaseUntil = Instant.ofEpochMilli(nowMillis + leaseMillis);
+    List<LeasedJob> jobs = new ArrayList<>((reply.size() - 3) / 4);
+    for (int i = 3; i + 3 < reply.size(); i += 4) {
+      JobRecord record = JobRecord.decode((byte[]) reply.get(i + 3));
+      jobs.add(
+          new LeasedJob(
+              this,
+              text(reply.get(i)),
+              record.payload(),
+              ((Long) reply.get(i + 2)).intValue(),
+              record.maxAttempts(),
+              Instant.ofEpochMilli((Long) reply.get(i + 1)),
+              leaseUntil,
+              Instant.ofEpochMilli(record.createdMillis())));
+    }
+    return new Claimed(nowMicros, (Long) reply.get(1), (Long) reply.get(2) == 1L, jobs);
+  }
+
+  private int deadLetterCapPerPartition() {
+    return Math.max(1, (client.settings().deadLetterLimit() + partitions.length - 1) / partitions.length);
+  }
+
+  @Override
+  public List<LeasedJob> claim(int max, Duration lease) {
+    if (max < 1 || max > 1000) {
+      throw new InvalidRequestException("max", "must be between 1 and 1000; got " + max);
+    }
+    long leaseMillis = checkLease(lease);
+    client.checkOpen("claim on queue '" + name + "'");
+    List<LeasedJob> jobs = new ArrayList<>();
+    int start = Math.floorMod(claimCursor.getAndIncrement(), partitions.length);
+    for (int i = 0; i < partitions.length && jobs.size() < max; i++) {
+      int p = (start + i) % partitions.length;
+      jobs.addAll(await(claim(p, max - jobs.size(), leaseMillis), null, 0).jobs());
+    }
+    return jobs;
+  }
+
+  private static long checkLease(Duration lease) {
+    Objects.requireNonNull(lease, "lease");
+    if (lease.toMillis() < 100 || lease.compareTo(Duration.ofDays(1)) > 0) {
+      throw new InvalidRequestException("lease", "must be between 100 ms and 1 day; got " + lease);
+    }
+    return lease.toMillis();
+  }
+
+  @Override
+  public void ack(LeasedJob job) {
+    ack(job.id(), job.attempt());
+  }
+
+  @Override
+  public void ack(String id, int attempt) {
+    Rules.checkJobId(id);
+    client.checkOpen("ack on queue '" + name + "'");
+    List<Long> done = await(ackAll(partitionOf(id).number(), List.of(new Attempt(id, attempt))), id, attempt);
+    if (done.get(0) != 1L) {
+      throw new LeaseExpiredException(name, id, attempt);
+    }
+  }
+
+  /** One delivery of one job, as acks and releases name it. */
+  record Attempt(String id, int attempt) {}
+
+  /** Acks many jobs of one partition in one call; the answer holds 1 (done) or 0 (refused) each. */
+  CompletableFuture<List<Long>> ackAll(int p, List<Attempt> attempts) {
+    Keys.Partition k = partitions[p];
+    byte[][] args = new byte[attempts.size() * 2][];
+    for (int i = 0; i < attempts.size(); i++) {
+      args[2 * i] = Keys.bytes(attempts.get(i).id());
+      args[2 * i + 1] = number(attempts.get(i).attempt());
+    }
+    return client.scripts().run(Script.ACK, new byte[][] {k.active(), k.jobs(), k.attempts(), k.errors()}, args);
+  }
+
+  @Override
+  public JobState nack(String id, int attempt, Duration retryIn, String error) {
+    Rules.checkJobId(id);
+    client.checkOpen("nack on queue '" + name + "'");
+    Duration wait = retryIn != null ? retryIn : Backoff.DEFAULT.delayAfter(attempt, ThreadLocalRandom.current());
+    return await(nackAsync(id, attempt, Rules.delayMillis(wait), false, error), id, attempt);
+  }
+
+  CompletableFuture<JobState> nackAsync(String id, int attempt, long retryMillis, boolean bury, String error) {
+    Keys.Partition k = partitionOf(id);
+    String reason = error == null || error.isEmpty() ? "failed without a message" : error;
+    if (reason.length() > MAX_ERROR_CHARS) {
+      reason = reason.substring(0, MAX_ERROR_CHARS) + "…";
+    }
+    return client.scripts()
+        .<List<Object>>run(
+            Script.NACK,
+            new byte[][] {k.scheduled(), k.active(), k.jobs(), k.attempts(), k.dead(), k.errors()},
+            Keys.bytes(id),
+            number(attempt),
+            number(retryMillis),
+            Keys.bytes(bury ? "1" : "0"),
+            reason.getBytes(StandardCharsets.UTF_8),
+            number(deadLetterCapPerPartition()),
+            number(client.settings().deadLetterRetention().toMillis()),
+            wakeChannel,
+            number(k.number()))
+        .thenApply(reply -> (Long) reply.get(0) == 2L ? JobState.DEAD : JobState.SCHEDULED);
+  }
+
+  @Override
+  public Instant extendLease(String id, int attempt, Duration lease) {
+    Rules.checkJobId(id);
+    long leaseMillis = checkLease(lease);
+    client.checkOpen("extendLease on queue '" + name + "'");
+    Keys.Partition k = partitionOf(id);
+    Long until =
+        await(
+            client.scripts()
+                .<Long>run(
+                    Script.EXTEND_LEASE,
+                    new byte[][] {k.active(), k.attempts()},
+                    Keys.bytes(id),
+                    number(attempt),
+                    number(leaseMillis)),
+            id,
+            attempt);
+    return Instant.ofEpochMilli(until);
+  }
+
+  /** Hands a held job back to the schedule, due now, without counting the attempt. */
+  CompletableFuture<Boolean> release(String id, int attempt) {
+    Keys.Partition k = partitionOf(id);
+    return client.scripts()
+        .<Long>run(
+            Script.RELEASE,
+            new byte[][] {k.scheduled(), k.active(), k.attempts()},
+            Keys.bytes(id),
+            number(attempt),
+            wakeChannel,
+            number(k.number()))
+        .thenApply(released -> released == 1L);
+  }
+
+  @Override
+  public Workers startWorkers(JobHandler handler, WorkerOptions options) {
+    if (handler == null) {
+      throw new InvalidRequestException("handler", "is null; pass the code to run for each job");
+    }
+    Objects.requireNonNull(options, "options");
+    client.checkOpen("startWorkers on queue '" + name + "'");
+    return WorkerPool.start(client, this, handler, options, Ticker.SYSTEM);
+  }
+
+  String wakeChannelName() {
+    return Keys.wakeChannel(name);
+  }
+
+  <T> T await(CompletableFuture<T> future, String id, int attempt) {
+    return Errors.await(future, client.displayUri(), name, id, attempt);
+  }
+
+  static byte[] number(long n) {
+    return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  static String text(Object o) {
+    if (o == null) {
+      return "";
+    }
+    return o instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : o.toString();
+  }
+
+  @Override
+  public String toString() {
+    return "JobQueue[" + name + ", partitions=" + partitions.length + "]";
+  }
+
+  static byte[] empty() {
+    return EMPTY;
+  }
+}

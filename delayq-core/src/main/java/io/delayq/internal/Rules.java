@@ -1,0 +1,109 @@
+package io.delayq.internal;
+
+import io.delayq.InvalidRequestException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.regex.Pattern;
+
+/** The limits on what callers pass in, checked in one place so every entry point agrees. */
+public final class Rules {
+  public static final int MAX_ID_BYTES = 256;
+  public static final int MAX_QUEUE_NAME_LENGTH = 128;
+  public static final int MAX_ATTEMPTS_LIMIT = 1000;
+  /** 9999-12-31T23:59:59.999Z: far enough for any schedule, and exact as a double in Lua. */
+  public static final long MAX_DUE_MILLIS = 253_402_300_799_999L;
+  /** A delay longer than this is a unit mistake, not a plan. */
+  public static final Duration MAX_DELAY = Duration.ofDays(365L * 1000);
+
+  private static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9._:\\-]{1,128}");
+
+  private Rules() {}
+
+  public static String checkQueueName(String name) {
+    if (name == null || !QUEUE_NAME.matcher(name).matches()) {
+      throw new InvalidRequestException(
+          "queue",
+          "name "
+              + (name == null ? "is missing" : "'" + abbreviate(name) + "' is not allowed")
+              + "; use 1 to 128 letters, digits, '.', '_', '-' or ':'");
+    }
+    return name;
+  }
+
+  public static String checkJobId(String id) {
+    if (id == null || id.isEmpty()) {
+      throw new InvalidRequestException(
+          "id", "is empty; pass a non-empty id, or none to have one generated");
+    }
+    int bytes = id.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > MAX_ID_BYTES) {
+      throw new InvalidRequestException(
+          "id",
+          "is "
+              + bytes
+              + " bytes in UTF-8; the limit is "
+              + MAX_ID_BYTES
+              + ". Use a shorter key (a hash of the long one, for example)");
+    }
+    for (int i = 0; i < id.length(); i++) {
+      if (Character.isISOControl(id.charAt(i))) {
+        throw new InvalidRequestException(
+            "id",
+            "'"
+                + abbreviate(id)
+                + "' contains control character U+"
+                + String.format("%04X", (int) id.charAt(i))
+                + " at index "
+                + i
+                + "; ids must be printable");
+      }
+    }
+    return id;
+  }
+
+  public static long delayMillis(Duration delay) {
+    if (delay.isNegative()) {
+      throw new InvalidRequestException(
+          "delay", "is negative (" + delay + "); use Duration.ZERO for 'now'");
+    }
+    if (delay.compareTo(MAX_DELAY) > 0) {
+      throw new InvalidRequestException(
+          "delay",
+          "of " + delay + " is longer than the limit of " + MAX_DELAY.toDays()
+              + " days; check its unit, or schedule at an absolute time");
+    }
+    return delay.toMillis();
+  }
+
+  /** Epoch milliseconds of {@code runAt}; a time before 1970 counts as due now. */
+  public static long runAtMillis(Instant runAt) {
+    if (runAt.isAfter(Instant.ofEpochMilli(MAX_DUE_MILLIS))) {
+      throw new InvalidRequestException(
+          "runAt", "of " + runAt + " is after 9999-12-31T23:59:59.999Z, the latest due time");
+    }
+    return Math.max(0L, runAt.toEpochMilli());
+  }
+
+  public static void checkMaxAttempts(int maxAttempts) {
+    if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT) {
+      throw new InvalidRequestException(
+          "maxAttempts", "must be between 1 and " + MAX_ATTEMPTS_LIMIT + "; got " + maxAttempts);
+    }
+  }
+
+  public static void checkPayloadSize(int size, int limit) {
+    if (size > limit) {
+      throw new InvalidRequestException(
+          "payload",
+          String.format(
+              "is %,d bytes; the limit is %,d. Raise maxPayloadBytes, or store the body"
+                  + " elsewhere and schedule its key",
+              size, limit));
+    }
+  }
+
+  static String abbreviate(String s) {
+    return s.length() <= 64 ? s : s.substring(0, 61) + "...";
+  }
+}

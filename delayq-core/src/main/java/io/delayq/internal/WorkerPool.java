@@ -1,0 +1,391 @@
+package io.delayq.internal;
+
+import io.delayq.JobHandler;
+import io.delayq.LeasedJob;
+import io.delayq.WorkerOptions;
+import io.delayq.Workers;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Workers of one queue in one process. A single waker thread claims due jobs in batches and hands
+ * them to the handler threads; it never leases more jobs than there are free handlers. Between
+ * claims it sleeps until the earliest next due time or lease deadline it has seen, at most one
+ * sweep interval, and is woken early by a wake message when an earlier job is scheduled.
+ */
+final class WorkerPool implements Workers {
+  private static final Logger log = LoggerFactory.getLogger(WorkerPool.class);
+  private static final long MAX_ERROR_BACKOFF_MILLIS = 5_000;
+
+  private final DelayqClient client;
+  private final RedisJobQueue queue;
+  private final JobHandler handler;
+  private final WorkerOptions options;
+  private final RedisClock clock;
+  private final Random random = new Random();
+  private final ExecutorService executor;
+  private final boolean ownsExecutor;
+  private final Thread waker;
+  private final Waiter waiter = new Waiter();
+  private final int partitionCount;
+  /** Per partition: the Redis time (ms) at which to claim next. */
+  private final AtomicLongArray wakeAt;
+  /** Per partition: the earliest due time announced since the current claim began. */
+  private final AtomicLongArray announced;
+  private final Acker[] ackers;
+  private final Map<RedisJobQueue.Attempt, LeasedJob> running = new ConcurrentHashMap<>();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicInteger pendingWrites = new AtomicInteger();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile boolean waitingForCapacity;
+  private volatile boolean claiming = true;
+
+  private WorkerPool(
+      DelayqClient client, RedisJobQueue queue, JobHandler handler, WorkerOptions options, Ticker ticker) {
+    this.client = client;
+    this.queue = queue;
+    this.handler = handler;
+    this.options = options;
+    this.clock = new RedisClock(ticker);
+    this.partitionCount = queue.partitions();
+    this.wakeAt = new AtomicLongArray(partitionCount);
+    this.announced = new AtomicLongArray(partitionCount);
+    this.ackers = new Acker[partitionCount];
+    for (int p = 0; p < partitionCount; p++) {
+      ackers[p] = new Acker(p);
+      announced.set(p, Long.MAX_VALUE);
+    }
+    if (options.executor() != null) {
+      this.executor = options.executor();
+      this.ownsExecutor = false;
+    } else {
+      AtomicInteger n = new AtomicInteger();
+      this.executor =
+          Executors.newFixedThreadPool(
+              options.concurrency(),
+              r -> {
+                Thread t = new Thread(r, "delayq-worker-" + queue.name() + "-" + n.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+              });
+      this.ownsExecutor = true;
+    }
+    this.waker = new Thread(this::runUntilClosed, "delayq-waker-" + queue.name());
+    waker.setDaemon(true);
+  }
+
+  static WorkerPool start(
+      DelayqClient client, RedisJobQueue queue, JobHandler handler, WorkerOptions options, Ticker ticker) {
+    WorkerPool pool = new WorkerPool(client, queue, handler, options, ticker);
+    client.register(pool);
+    client.wakeBus().register(queue.wakeChannelName(), pool);
+    pool.waker.start();
+    log.info("started {} worker(s) on queue '{}' ({} partition(s), lease {})",
+        options.concurrency(), queue.name(), pool.partitionCount, options.lease());
+    return pool;
+  }
+
+  @Override
+  public String queue() {
+    return queue.name();
+  }
+
+  @Override
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  @Override
+  public boolean isRunning() {
+    return claiming;
+  }
+
+  /** A job due at {@code dueMillis} was scheduled on {@code partition} ahead of all others. */
+  void onWake(int partition, long dueMillis) {
+    if (partition < 0 || partition >= partitionCount) {
+      return;
+    }
+    announced.accumulateAndGet(partition, dueMillis, Math::min);
+    wakeAt.accumulateAndGet(partition, dueMillis, Math::min);
+    waiter.wake();
+  }
+
+  // ---- the waker loop ----
+
+  private void runUntilClosed() {
+    int failures = 0;
+    int start = partitionCount == 1 ? 0 : random.nextInt(partitionCount);
+    while (claiming) {
+      try {
+        int free = options.concurrency() - inFlight.get();
+        if (free <= 0) {
+          waitingForCapacity = true;
+          if (options.concurrency() - inFlight.get() <= 0) {
+            waiter.await(options.sweepInterval().toNanos());
+          }
+          waitingForCapacity = false;
+          continue;
+        }
+        long nowMillis = clock.isKnown() ? clock.redisMicros() / 1000 : Long.MIN_VALUE;
+        for (int i = 0; i < partitionCount && free > 0 && claiming; i++) {
+          int p = (start + i) % partitionCount;
+          if (clock.isKnown() && wakeAt.get(p) > nowMillis) {
+            continue;
+          }
+          free -= claimFrom(p, free);
+        }
+        start = (start + 1) % partitionCount;
+        if (failures > 0) {
+          log.info("Redis answers again; workers of queue '{}' resume", queue.name());
+          failures = 0;
+        }
+        if (free > 0 && claiming) {
+          sleepUntilNextWake();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (Throwable t) {
+        failures++;
+        long backoff = Math.min(MAX_ERROR_BACKOFF_MILLIS, 100L << Math.min(failures - 1, 6));
+        if (failures == 1) {
+          log.warn("workers of queue '{}' cannot claim; retrying every ≤{} ms until Redis answers: {}",
+              queue.name(), MAX_ERROR_BACKOFF_MILLIS, t.toString());
+        } else {
+          log.debug("claim failed again ({} in a row): {}", failures, t.toString());
+        }
+        try {
+          waiter.await(backoff, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  /** Claims up to {@code free} jobs from partition {@code p}; returns how many it started. */
+  private int claimFrom(int p, int free) throws Exception {
+    announced.set(p, Long.MAX_VALUE);
+    long before = clock.localNanos();
+    RedisJobQueue.Claimed claimed =
+        queue.claim(p, Math.min(free, options.claimBatch()), options.lease().toMillis()).get();
+    clock.observe(claimed.redisMicros(), before, clock.localNanos());
+    long nowMillis = claimed.redisMicros() / 1000;
+    long sweepAt = nowMillis + options.sweepInterval().toMillis();
+    long next = claimed.paused() || claimed.nextWakeMillis() < 0 ? sweepAt : Math.min(claimed.nextWakeMillis(), sweepAt);
+    // why: set, then fold in what was announced during the claim, so no wake message is lost
+    wakeAt.set(p, next);
+    wakeAt.accumulateAndGet(p, announced.get(p), Math::min);
+    for (LeasedJob job : claimed.jobs()) {
+      dispatch(p, job);
+    }
+    return claimed.jobs().size();
+  }
+
+  private void sleepUntilNextWake() throws InterruptedException {
+    long earliest = Long.MAX_VALUE;
+    for (int p = 0; p < partitionCount; p++) {
+      earliest = Math.min(earliest, wakeAt.get(p));
+    }
+    long nanos = Math.min(clock.nanosUntil(earliest), options.sweepInterval().toNanos());
+    if (nanos > 0) {
+      waiter.await(nanos);
+    }
+  }
+
+  // ---- running handlers ----
+
+  private void dispatch(int p, LeasedJob job) {
+    RedisJobQueue.Attempt key = new RedisJobQueue.Attempt(job.id(), job.attempt());
+    inFlight.incrementAndGet();
+    running.put(key, job);
+    try {
+      executor.execute(() -> runJob(p, key, job));
+    } catch (RejectedExecutionException e) {
+      running.remove(key);
+      inFlight.decrementAndGet();
+      log.warn("executor refused job '{}' of queue '{}'; handing it back", job.id(), queue.name());
+      track(queue.release(job.id(), job.attempt()));
+    }
+  }
+
+  private void runJob(int p, RedisJobQueue.Attempt key, LeasedJob job) {
+    Throwable failure = null;
+    try {
+      handler.handle(job);
+    } catch (Throwable t) {
+      failure = t;
+    }
+    try {
+      // why: close() may have handed this job back already; then neither ack nor nack it
+      if (running.remove(key, job)) {
+        if (failure == null) {
+          ackers[p].add(key);
+        } else {
+          fail(job, failure);
+        }
+      }
+    } finally {
+      inFlight.decrementAndGet();
+      if (waitingForCapacity) {
+        waiter.wake();
+      }
+    }
+  }
+
+  private void fail(LeasedJob job, Throwable failure) {
+    long retry = options.backoff().delayAfter(job.attempt(), random).toMillis();
+    String error = failure.getClass().getName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
+    if (job.isLastAttempt()) {
+      log.warn("job '{}' of queue '{}' failed on its last attempt ({}); it goes to the dead-letter set",
+          job.id(), queue.name(), job.attempt(), failure);
+    } else {
+      log.info("job '{}' of queue '{}' failed on attempt {} of {}; retry in {} ms: {}",
+          job.id(), queue.name(), job.attempt(), job.maxAttempts(), retry, error);
+    }
+    track(queue.nackAsync(job.id(), job.attempt(), retry, false, error))
+        .whenComplete((state, e) -> {
+          if (e != null) {
+            log.warn("could not record the failure of job '{}' (attempt {}); it runs again when its lease ends: {}",
+                job.id(), job.attempt(), Errors.unwrap(e).toString());
+          }
+        });
+  }
+
+  private <T> CompletableFuture<T> track(CompletableFuture<T> write) {
+    pendingWrites.incrementAndGet();
+    return write.whenComplete((v, e) -> pendingWrites.decrementAndGet());
+  }
+
+  /**
+   * Batches acks per partition: while one ack call is in flight, finished jobs gather, and go
+   * together in the next call. Busy workers send few calls; an idle one acks at once.
+   */
+  private final class Acker {
+    private final int partition;
+    private final java.util.concurrent.ConcurrentLinkedQueue<RedisJobQueue.Attempt> pending =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final AtomicBoolean sending = new AtomicBoolean();
+
+    Acker(int partition) {
+      this.partition = partition;
+    }
+
+    void add(RedisJobQueue.Attempt attempt) {
+      pendingWrites.incrementAndGet();
+      pending.add(attempt);
+      flush();
+    }
+
+    private void flush() {
+      while (!pending.isEmpty() && sending.compareAndSet(false, true)) {
+        List<RedisJobQueue.Attempt> batch = new ArrayList<>();
+        RedisJobQueue.Attempt a;
+        while (batch.size() < 500 && (a = pending.poll()) != null) {
+          batch.add(a);
+        }
+        if (batch.isEmpty()) {
+          sending.set(false);
+          continue;
+        }
+        queue.ackAll(partition, batch).whenComplete((done, error) -> {
+          if (error != null) {
+            log.warn("could not ack {} job(s) of queue '{}'; they run again when their leases end: {}",
+                batch.size(), queue.name(), Errors.unwrap(error).toString());
+          } else {
+            for (int i = 0; i < batch.size(); i++) {
+              if (done.get(i) != 1L) {
+                log.warn("ack of job '{}' attempt {} of queue '{}' was refused: its lease had expired,"
+                    + " so it is delivered again; use a longer lease or extend it",
+                    batch.get(i).id(), batch.get(i).attempt(), queue.name());
+              }
+            }
+          }
+          pendingWrites.addAndGet(-batch.size());
+          sending.set(false);
+          flush();
+        });
+      }
+    }
+  }
+
+  // ---- closing ----
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    claiming = false;
+    waiter.wake();
+    try {
+      waker.join(client.settings().commandTimeout().toMillis() + 1_000);
+      if (ownsExecutor) {
+        executor.shutdown();
+      }
+      long deadline = System.nanoTime() + options.shutdownTimeout().toNanos();
+      while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+        waiter.await(Math.min(10_000_000L, deadline - System.nanoTime()));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    handBackUnfinished();
+    if (ownsExecutor) {
+      executor.shutdownNow();
+    }
+    awaitPendingWrites();
+    client.wakeBus().unregister(queue.wakeChannelName(), this);
+    client.unregister(this);
+    log.info("stopped workers of queue '{}'", queue.name());
+  }
+
+  private void handBackUnfinished() {
+    List<String> handedBack = new ArrayList<>();
+    for (Map.Entry<RedisJobQueue.Attempt, LeasedJob> e : running.entrySet()) {
+      if (running.remove(e.getKey(), e.getValue())) {
+        try {
+          queue.await(queue.release(e.getKey().id(), e.getKey().attempt()), e.getKey().id(), e.getKey().attempt());
+          handedBack.add(e.getKey().id());
+        } catch (RuntimeException failure) {
+          log.warn("could not hand back job '{}'; it runs again when its lease ends: {}",
+              e.getKey().id(), failure.toString());
+        }
+      }
+    }
+    if (!handedBack.isEmpty()) {
+      log.warn("{} job(s) of queue '{}' did not finish within the shutdown timeout of {} and were"
+          + " handed back to the schedule: {}", handedBack.size(), queue.name(), options.shutdownTimeout(),
+          handedBack.size() > 20 ? handedBack.subList(0, 20) + "…" : handedBack);
+    }
+  }
+
+  private void awaitPendingWrites() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    try {
+      while (pendingWrites.get() > 0 && System.nanoTime() < deadline) {
+        waiter.await(1_000_000L);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (pendingWrites.get() > 0) {
+      log.warn("{} ack(s) or retries of queue '{}' were still unanswered at close; those jobs run"
+          + " again when their leases end", pendingWrites.get(), queue.name());
+    }
+  }
+}

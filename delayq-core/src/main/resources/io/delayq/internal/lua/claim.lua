@@ -1,0 +1,71 @@
+-- claim: leases up to ARGV[1] due jobs of one partition, after returning at most ARGV[3] expired
+-- leases to the schedule (or to the dead set when their attempts are spent).
+--
+-- KEYS[1] scheduled zset  KEYS[2] active zset  KEYS[3] jobs hash  KEYS[4] attempts hash
+-- KEYS[5] dead zset       KEYS[6] errors hash  KEYS[7] paused flag
+-- ARGV[1] max jobs   ARGV[2] lease ms   ARGV[3] max expired leases to recover
+-- ARGV[4] dead-letter cap (count)   ARGV[5] dead-letter retention ms
+--
+-- Returns {nowMicros, nextWakeMs, paused, id1, dueMs1, attempt1, record1, id2, ...}.
+-- nextWakeMs is the earliest of the next due time and the next lease deadline, or -1 when the
+-- partition holds neither: the worker sleeps until then.
+-- @include clock
+-- @include bury
+local now_us = redis_now_us()
+local now_ms = math.floor(now_us / 1000)
+
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now_ms, 'LIMIT', 0, tonumber(ARGV[3]))
+for _, id in ipairs(expired) do
+  redis.call('ZREM', KEYS[2], id)
+  local record = redis.call('HGET', KEYS[3], id)
+  if record then
+    local attempts = tonumber(redis.call('HGET', KEYS[4], id) or '0')
+    if attempts >= max_attempts_of(record) then
+      bury(KEYS[5], KEYS[3], KEYS[4], KEYS[6], id, now_ms,
+           'lease expired on attempt ' .. attempts .. ' of ' .. max_attempts_of(record), tonumber(ARGV[4]), tonumber(ARGV[5]))
+    else
+      redis.call('ZADD', KEYS[1], now_ms, id)
+    end
+  else
+    redis.call('HDEL', KEYS[4], id)
+  end
+end
+
+local function next_wake()
+  local s = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  local a = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  local wake = -1
+  if s[2] then wake = tonumber(s[2]) end
+  if a[2] and (wake == -1 or tonumber(a[2]) < wake) then wake = tonumber(a[2]) end
+  return wake
+end
+
+if redis.call('EXISTS', KEYS[7]) == 1 then
+  return {now_us, next_wake(), 1}
+end
+
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+local out = {now_us, 0, 0}
+local count = #due / 2
+if count > 0 then
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, count - 1)
+  local deadline = now_ms + tonumber(ARGV[2])
+  local zadd = {}
+  for i = 1, #due, 2 do
+    local id = due[i]
+    local record = redis.call('HGET', KEYS[3], id)
+    if record then
+      zadd[#zadd + 1] = deadline
+      zadd[#zadd + 1] = id
+      out[#out + 1] = id
+      out[#out + 1] = tonumber(due[i + 1])
+      out[#out + 1] = redis.call('HINCRBY', KEYS[4], id, 1)
+      out[#out + 1] = record
+    end
+  end
+  if #zadd > 0 then
+    redis.call('ZADD', KEYS[2], unpack(zadd))
+  end
+end
+out[2] = next_wake()
+return out
