@@ -30,8 +30,6 @@ public enum Script {
   STATS("stats.lua", ScriptOutputType.MULTI),
   LIST_DEAD("list-dead.lua", ScriptOutputType.MULTI);
 
-  private static final Pattern INCLUDE = Pattern.compile("(?m)^-- @include (\\w+)$");
-
   private final String fileName;
   private final ScriptOutputType outputType;
   private final String body;
@@ -62,7 +60,8 @@ public enum Script {
   }
 
   private static String expandIncludes(String source) {
-    Matcher m = INCLUDE.matcher(source);
+    // why: a local, since enum constants are built before the enum's static fields
+    Matcher m = Pattern.compile("(?m)^-- @include (\\w+)$").matcher(source);
     StringBuilder out = new StringBuilder();
     while (m.find()) {
       m.appendReplacement(out, Matcher.quoteReplacement(read("_" + m.group(1) + ".lua")));

@@ -5,11 +5,11 @@
 -- ARGV[1] id
 --
 -- Returns {state, score, attempts, record, lastError or false} with state 's' scheduled (score:
--- due ms), 'a' active (score: lease deadline ms), 'd' dead (score: burial ms); or nil when unknown.
+-- due ms), 'a' active (score: lease deadline ms), 'd' dead (score: burial ms); or {} when unknown.
 local id = ARGV[1]
 local record = redis.call('HGET', KEYS[4], id)
 if not record then
-  return nil
+  return {}
 end
 local state, score = 's', redis.call('ZSCORE', KEYS[1], id)
 if not score then
@@ -19,7 +19,7 @@ if not score then
   state, score = 'd', redis.call('ZSCORE', KEYS[3], id)
 end
 if not score then
-  return nil
+  return {}
 end
 return {state, tonumber(score), tonumber(redis.call('HGET', KEYS[5], id) or '0'), record,
         redis.call('HGET', KEYS[6], id)}

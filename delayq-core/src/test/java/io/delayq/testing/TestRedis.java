@@ -1,0 +1,36 @@
+package io.delayq.testing;
+
+import io.delayq.embedded.RedisServerProcess;
+import java.util.UUID;
+
+/**
+ * The Redis the suite runs against: the one named by {@code DELAYQ_TEST_REDIS} (CI points it at
+ * the machine's Redis), or else a bundled {@code redis-server} started once for the whole JVM, so
+ * that {@code mvn verify} needs nothing but a JDK and Maven. A named Redis that cannot be reached
+ * fails the tests; it is never skipped.
+ */
+public final class TestRedis {
+  private static final String ENV = "DELAYQ_TEST_REDIS";
+  private static volatile String url;
+
+  private TestRedis() {}
+
+  public static synchronized String url() {
+    if (url == null) {
+      String configured = System.getenv(ENV);
+      if (configured != null && !configured.isBlank()) {
+        url = configured.trim();
+      } else {
+        // Stopped by RedisServerProcess's own shutdown hook when the test JVM exits.
+        RedisServerProcess server = RedisServerProcess.builder().start();
+        url = server.uri();
+      }
+    }
+    return url;
+  }
+
+  /** A queue name no other test (or earlier run against the same Redis) uses. */
+  public static String uniqueQueue(String purpose) {
+    return "test-" + purpose + "-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+}
