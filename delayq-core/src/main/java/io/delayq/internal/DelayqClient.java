@@ -69,7 +69,7 @@ public final class DelayqClient implements AutoCloseable {
           e);
     }
     this.scripts = new ScriptRunner(connection.async());
-    this.wakeBus = new WakeBus(redisClient);
+    this.wakeBus = new WakeBus(redisClient, uri);
     checkEvictionPolicy();
   }
 

@@ -1,6 +1,7 @@
 package io.delayq.internal;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -9,41 +10,87 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Delivers wake-up messages ("an earlier job was scheduled") to the worker pools of this client.
- * One pub/sub connection for all queues, opened with the first pool; Lettuce resubscribes after a
- * reconnect, and the workers' sweep covers any message lost meanwhile.
+ * One pub/sub connection for all queues, opened with the first pool. Lettuce resubscribes after a
+ * reconnect; if Redis is away when the first pool starts, connecting is retried in the background.
+ * Meanwhile, and whenever a message is lost, the workers' sweep interval bounds the delay.
  */
 final class WakeBus implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WakeBus.class);
+  private static final long RETRY_SECONDS = 2;
 
   private final RedisClient client;
+  private final RedisURI uri;
   private final Map<String, List<WorkerPool>> poolsByChannel = new ConcurrentHashMap<>();
   private StatefulRedisPubSubConnection<byte[], byte[]> connection;
+  private boolean connecting;
+  private boolean closed;
 
-  WakeBus(RedisClient client) {
+  WakeBus(RedisClient client, RedisURI uri) {
     this.client = client;
+    this.uri = uri;
   }
 
   synchronized void register(String channel, WorkerPool pool) {
-    if (connection == null) {
-      connection = client.connectPubSub(ByteArrayCodec.INSTANCE);
-      connection.addListener(
-          new RedisPubSubAdapter<>() {
-            @Override
-            public void message(byte[] channel, byte[] message) {
-              deliver(new String(channel, StandardCharsets.UTF_8), message);
-            }
-          });
-    }
     List<WorkerPool> pools = poolsByChannel.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
-    if (pools.isEmpty()) {
-      connection.sync().subscribe(Keys.bytes(channel));
-    }
+    boolean first = pools.isEmpty();
     pools.add(pool);
+    if (connection == null) {
+      connect();
+    } else if (first) {
+      connection.async().subscribe(Keys.bytes(channel));
+    }
+  }
+
+  /** Opens the connection and subscribes to every registered channel; retries while Redis is away. */
+  private void connect() {
+    if (connecting || closed) {
+      return;
+    }
+    connecting = true;
+    client
+        .connectPubSubAsync(ByteArrayCodec.INSTANCE, uri)
+        .whenComplete(
+            (opened, error) -> {
+              synchronized (this) {
+                connecting = false;
+                if (error != null) {
+                  log.debug("wake-up channel unavailable, retrying in {} s: {}", RETRY_SECONDS, error.toString());
+                  if (!closed) {
+                    client.getResources().eventExecutorGroup().schedule(this::retry, RETRY_SECONDS, TimeUnit.SECONDS);
+                  }
+                  return;
+                }
+                if (closed) {
+                  opened.closeAsync();
+                  return;
+                }
+                connection = opened;
+                connection.addListener(
+                    new RedisPubSubAdapter<>() {
+                      @Override
+                      public void message(byte[] channel, byte[] message) {
+                        deliver(new String(channel, StandardCharsets.UTF_8), message);
+                      }
+                    });
+                poolsByChannel.forEach((channel, pools) -> {
+                  if (!pools.isEmpty()) {
+                    connection.async().subscribe(Keys.bytes(channel));
+                  }
+                });
+              }
+            });
+  }
+
+  private synchronized void retry() {
+    if (connection == null) {
+      connect();
+    }
   }
 
   synchronized void unregister(String channel, WorkerPool pool) {
@@ -51,11 +98,7 @@ final class WakeBus implements AutoCloseable {
     if (pools == null || !pools.remove(pool) || !pools.isEmpty() || connection == null) {
       return;
     }
-    try {
-      connection.async().unsubscribe(Keys.bytes(channel));
-    } catch (RuntimeException e) {
-      log.debug("unsubscribe from {} failed: {}", channel, e.toString());
-    }
+    connection.async().unsubscribe(Keys.bytes(channel));
   }
 
   private void deliver(String channel, byte[] message) {
@@ -78,6 +121,7 @@ final class WakeBus implements AutoCloseable {
 
   @Override
   public synchronized void close() {
+    closed = true;
     if (connection != null) {
       connection.close();
       connection = null;

@@ -163,9 +163,9 @@ final class WorkerPool implements Workers {
         long backoff = Math.min(MAX_ERROR_BACKOFF_MILLIS, 100L << Math.min(failures - 1, 6));
         if (failures == 1) {
           log.warn("workers of queue '{}' cannot claim; retrying every ≤{} ms until Redis answers: {}",
-              queue.name(), MAX_ERROR_BACKOFF_MILLIS, t.toString());
+              queue.name(), MAX_ERROR_BACKOFF_MILLIS, Errors.unwrap(t).toString());
         } else {
-          log.debug("claim failed again ({} in a row): {}", failures, t.toString());
+          log.debug("claim failed again ({} in a row): {}", failures, Errors.unwrap(t).toString());
         }
         try {
           waiter.await(backoff, TimeUnit.MILLISECONDS);
