@@ -1,4 +1,4 @@
--- Shared helper (prepended with "-- @include bury").
+-- Shared helper: the loader expands it where a script includes "bury".
 -- Moves a job to the dead-letter set and keeps that set within its caps. Trimming is bounded
 -- (at most 16 by age and 16 by count per call): each burial adds one job, so the caps converge
 -- without ever scanning an unbounded range.

@@ -1,4 +1,4 @@
--- Shared prologue (prepended by the loader to scripts that ask for it with "-- @include clock").
+-- Shared prologue: the loader expands it where a script includes "clock".
 -- "now" is the Redis server's clock, never the caller's: a skewed client cannot make a job early.
 local function redis_now_us()
   local t = redis.call('TIME')

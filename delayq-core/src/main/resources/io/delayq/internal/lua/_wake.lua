@@ -1,4 +1,4 @@
--- Shared helper (prepended with "-- @include wake").
+-- Shared helper: the loader expands it where a script includes "wake".
 -- Publishes "<partition>:<dueMs>" on the queue's wake channel when `id` has become the earliest
 -- scheduled job of its partition: only then can a sleeping worker be sleeping too long. Jobs appended
 -- behind the head publish nothing, so a steady stream costs no extra messages.

@@ -1,0 +1,29 @@
+package io.delayq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class WorkerOptionsTest {
+  @Test
+  void defaultsAreThePublishedConstants() {
+    WorkerOptions o = WorkerOptions.defaults();
+    assertThat(o.concurrency()).isEqualTo(WorkerOptions.DEFAULT_CONCURRENCY);
+    assertThat(o.lease()).isEqualTo(WorkerOptions.DEFAULT_LEASE);
+    assertThat(o.sweepInterval()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(o.backoff()).isEqualTo(Backoff.DEFAULT);
+    assertThat(o.executor()).isNull();
+    assertThat(o.toBuilder().concurrency(2).build().lease()).isEqualTo(o.lease());
+  }
+
+  @Test
+  void settersCheckTheirValues() {
+    assertThatThrownBy(() -> WorkerOptions.builder().concurrency(0)).hasMessageContaining("concurrency");
+    assertThatThrownBy(() -> WorkerOptions.builder().lease(Duration.ofMillis(10))).hasMessageContaining("100 ms");
+    assertThatThrownBy(() -> WorkerOptions.builder().claimBatch(5000)).hasMessageContaining("claimBatch");
+    assertThatThrownBy(() -> WorkerOptions.builder().sweepInterval(Duration.ofHours(1))).hasMessageContaining("sweepInterval");
+    assertThatThrownBy(() -> WorkerOptions.builder().shutdownTimeout(Duration.ofSeconds(-1))).hasMessageContaining("negative");
+  }
+}

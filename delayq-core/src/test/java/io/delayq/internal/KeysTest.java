@@ -1,0 +1,44 @@
+package io.delayq.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pins every Redis key and channel name. A failure here means stored data would no longer be found
+ * by the new code: record the change in UPGRADING.md before updating these strings.
+ */
+class KeysTest {
+  @Test
+  void partitionKeysShareOneHashTag() {
+    Keys.Partition p = Keys.partition("orders", 3);
+    assertThat(p.number()).isEqualTo(3);
+    assertThat(s(p.scheduled())).isEqualTo("{dq:orders:3}:scheduled");
+    assertThat(s(p.active())).isEqualTo("{dq:orders:3}:active");
+    assertThat(s(p.dead())).isEqualTo("{dq:orders:3}:dead");
+    assertThat(s(p.jobs())).isEqualTo("{dq:orders:3}:jobs");
+    assertThat(s(p.attempts())).isEqualTo("{dq:orders:3}:attempts");
+    assertThat(s(p.errors())).isEqualTo("{dq:orders:3}:errors");
+    assertThat(s(p.paused())).isEqualTo("{dq:orders:3}:paused");
+  }
+
+  @Test
+  void queueLevelNames() {
+    assertThat(Keys.settings("orders")).isEqualTo("{dq:orders}:settings");
+    assertThat(Keys.registry()).isEqualTo("dq:queues");
+    assertThat(Keys.wakeChannel("orders")).isEqualTo("dq:orders:wake");
+  }
+
+  @Test
+  void queueNamesWithColonsCannotCollideWithPartitions() {
+    // Queue "a:1" partition 0 and queue "a" partition 1 would only collide if the tag ended alike.
+    assertThat(s(Keys.partition("a:1", 0).jobs())).isEqualTo("{dq:a:1:0}:jobs");
+    assertThat(s(Keys.partition("a", 1).jobs())).isEqualTo("{dq:a:1}:jobs");
+    assertThat(Keys.settings("a:1")).isEqualTo("{dq:a:1}:settings");
+  }
+
+  private static String s(byte[] b) {
+    return new String(b, StandardCharsets.UTF_8);
+  }
+}
