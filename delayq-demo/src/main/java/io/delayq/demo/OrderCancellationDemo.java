@@ -28,8 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One run of the demo: orders that cancel themselves when unpaid. It schedules one "cancel this
- * order" job per order, due over the next few seconds, lets two independent clients with their own
- * workers consume the queue, and checks that every job was delivered exactly once and never before
+ * order" job per order, due over the next few seconds, from a producer client, lets two more
+ * independent clients with their own workers consume the queue together, and checks that every job was delivered exactly once and never before
  * its due time.
  *
  * <p>Each run uses a fresh queue, so runs against a shared or persistent Redis do not see each
@@ -83,22 +83,27 @@ public final class OrderCancellationDemo {
     String queueName = "demo-orders-" + System.currentTimeMillis();
     AtomicInteger handledByFirst = new AtomicInteger();
     AtomicInteger handledBySecond = new AtomicInteger();
-    ExecutorService producer = Executors.newSingleThreadExecutor(r -> new Thread(r, "demo-producer"));
+    ExecutorService producerThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "demo-producer"));
     boolean allDelivered;
     long started = System.nanoTime();
-    try (Delayq first = Delayq.connect(redisUrl);
-        Delayq second = Delayq.connect(redisUrl)) {
-      JobQueue queue = first.queue(queueName, PARTITIONS);
-      JobQueue sameQueueViaSecond = second.queue(queueName, PARTITIONS);
+    // why: each client sends all its calls over one connection, so a producer sharing a client with
+    // workers would hold up their claims behind each large scheduleAll; apps usually split them anyway
+    try (Delayq producer = Delayq.connect(redisUrl);
+        Delayq clientA = Delayq.connect(redisUrl);
+        Delayq clientB = Delayq.connect(redisUrl)) {
+      JobQueue queue = producer.queue(queueName, PARTITIONS);
       out.printf(Locale.ROOT,
-          "queue %s (%d partitions): %d orders due over the next %d s; %d workers in client A, %d in client B%n",
+          "queue %s (%d partitions): %d orders due over the next %d s; one producer client;"
+              + " %d workers in client A, %d in client B%n",
           queueName, PARTITIONS, jobs, seconds, FIRST_CLIENT_WORKERS, SECOND_CLIENT_WORKERS);
 
       // why: workers start before scheduling, so the first jobs (due at once) are not late by the scheduling time
-      Workers a = queue.startWorkers(handler(handledByFirst), workers(FIRST_CLIENT_WORKERS));
-      Workers b = sameQueueViaSecond.startWorkers(handler(handledBySecond), workers(SECOND_CLIENT_WORKERS));
+      Workers a = clientA.queue(queueName, PARTITIONS)
+          .startWorkers(handler(handledByFirst), workers(FIRST_CLIENT_WORKERS));
+      Workers b = clientB.queue(queueName, PARTITIONS)
+          .startWorkers(handler(handledBySecond), workers(SECOND_CLIENT_WORKERS));
       started = System.nanoTime();
-      CompletableFuture<Void> scheduling = CompletableFuture.runAsync(() -> scheduleAll(queue), producer);
+      CompletableFuture<Void> scheduling = CompletableFuture.runAsync(() -> scheduleAll(queue), producerThread);
 
       long deadline = started + Duration.ofSeconds(seconds).plus(TIMEOUT_AFTER_LAST_DUE).toNanos();
       long nextProgress = started + PROGRESS_EVERY_NANOS;
@@ -124,7 +129,7 @@ public final class OrderCancellationDemo {
       a.close();
       b.close();
     } finally {
-      producer.shutdownNow();
+      producerThread.shutdownNow();
     }
     if (!allDelivered) {
       out.printf(Locale.ROOT, "timed out after %.1f s with %d of %d orders delivered%n",

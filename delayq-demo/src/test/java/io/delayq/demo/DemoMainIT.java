@@ -39,7 +39,9 @@ class DemoMainIT {
     // An empty environment: a REDIS_URL of the machine running the tests must not be picked up.
     OrderCancellationDemo.Result result = DemoMain.run(args.toArray(String[]::new), Map.of(), out);
 
-    List<String> lines = captured.toString(StandardCharsets.UTF_8).lines().toList();
+    String printed = captured.toString(StandardCharsets.UTF_8);
+    System.out.print(printed);
+    List<String> lines = printed.lines().toList();
     assertThat(lines).last().asString().matches(SUMMARY);
     assertThat(lines).filteredOn(line -> line.startsWith("delivered ")).hasSize(1);
     assertThat(result.success()).isTrue();
