@@ -7,19 +7,26 @@
 -- Returns one integer per pair: 1 done, 0 refused (the lease expired, or belongs to another attempt).
 -- @include clock
 local now_ms = math.floor(redis_now_us() / 1000)
-local result = {}
+local ids = {}
 for i = 1, #ARGV, 2 do
-  local id = ARGV[i]
-  local deadline = redis.call('ZSCORE', KEYS[1], id)
+  ids[#ids + 1] = ARGV[i]
+end
+-- Whole-batch reads and writes (ZMSCORE needs Redis 6.2): a few calls however many jobs are acked.
+local deadlines = redis.call('ZMSCORE', KEYS[1], unpack(ids))
+local attempts = redis.call('HMGET', KEYS[3], unpack(ids))
+local result, done = {}, {}
+for i, id in ipairs(ids) do
   local ok = 0
-  if deadline and tonumber(deadline) > now_ms
-      and redis.call('HGET', KEYS[3], id) == ARGV[i + 1] then
-    redis.call('ZREM', KEYS[1], id)
-    redis.call('HDEL', KEYS[2], id)
-    redis.call('HDEL', KEYS[3], id)
-    redis.call('HDEL', KEYS[4], id)
+  if deadlines[i] and tonumber(deadlines[i]) > now_ms and attempts[i] == ARGV[2 * i] then
+    done[#done + 1] = id
     ok = 1
   end
-  result[#result + 1] = ok
+  result[i] = ok
+end
+if #done > 0 then
+  redis.call('ZREM', KEYS[1], unpack(done))
+  redis.call('HDEL', KEYS[2], unpack(done))
+  redis.call('HDEL', KEYS[3], unpack(done))
+  redis.call('HDEL', KEYS[4], unpack(done))
 end
 return result

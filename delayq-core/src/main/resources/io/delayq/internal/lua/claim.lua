@@ -46,25 +46,34 @@ end
 
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
 local out = {now_us, 0, 0}
-local count = #due / 2
-if count > 0 then
-  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, count - 1)
-  local deadline = now_ms + tonumber(ARGV[2])
-  local zadd = {}
+if #due > 0 then
+  -- One multi-key call per step for the whole batch: the per-job cost stays in Lua, not in Redis calls.
+  local ids = {}
   for i = 1, #due, 2 do
-    local id = due[i]
-    local record = redis.call('HGET', KEYS[3], id)
+    ids[#ids + 1] = due[i]
+  end
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, #ids - 1)
+  local records = redis.call('HMGET', KEYS[3], unpack(ids))
+  local attempts = redis.call('HMGET', KEYS[4], unpack(ids))
+  local deadline = now_ms + tonumber(ARGV[2])
+  local zadd, hset = {}, {}
+  for i, id in ipairs(ids) do
+    local record = records[i]
     if record then
+      local attempt = tonumber(attempts[i] or '0') + 1
       zadd[#zadd + 1] = deadline
       zadd[#zadd + 1] = id
+      hset[#hset + 1] = id
+      hset[#hset + 1] = attempt
       out[#out + 1] = id
-      out[#out + 1] = tonumber(due[i + 1])
-      out[#out + 1] = redis.call('HINCRBY', KEYS[4], id, 1)
+      out[#out + 1] = tonumber(due[2 * i])
+      out[#out + 1] = attempt
       out[#out + 1] = record
     end
   end
   if #zadd > 0 then
     redis.call('ZADD', KEYS[2], unpack(zadd))
+    redis.call('HSET', KEYS[4], unpack(hset))
   end
 end
 out[2] = next_wake()
