@@ -41,6 +41,8 @@ public final class DelayqClient implements AutoCloseable {
   private final RedisClient redisClient;
   private final StatefulRedisConnection<byte[], byte[]> connection;
   private final ScriptRunner scripts;
+  private StatefulRedisConnection<byte[], byte[]> workerConnection;
+  private ScriptRunner workerScripts;
   private final WakeBus wakeBus;
   private final Map<String, RedisJobQueue> queues = new ConcurrentHashMap<>();
   private final List<WorkerPool> pools = new CopyOnWriteArrayList<>();
@@ -186,6 +188,24 @@ public final class DelayqClient implements AutoCloseable {
     return scripts;
   }
 
+  /**
+   * The connection workers claim and ack on, opened with the first workers. Separate from the one
+   * producers use so that a large pipelined {@code scheduleAll} never queues ahead of a claim.
+   */
+  synchronized ScriptRunner workerScripts() {
+    if (workerScripts == null) {
+      try {
+        workerConnection = redisClient.connect(ByteArrayCodec.INSTANCE);
+        workerScripts = new ScriptRunner(workerConnection.async());
+      } catch (RuntimeException e) {
+        // why: Redis may be away right now; workers then share the main connection and retry
+        log.debug("no separate worker connection to {}: {}", displayUri, e.toString());
+        return scripts;
+      }
+    }
+    return workerScripts;
+  }
+
   WakeBus wakeBus() {
     return wakeBus;
   }
@@ -216,6 +236,11 @@ public final class DelayqClient implements AutoCloseable {
       }
     }
     wakeBus.close();
+    synchronized (this) {
+      if (workerConnection != null) {
+        workerConnection.close();
+      }
+    }
     if (connection != null) {
       connection.close();
     }

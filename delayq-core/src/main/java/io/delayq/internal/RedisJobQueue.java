@@ -32,7 +32,6 @@ public final class RedisJobQueue implements JobQueue {
   /** Expired leases recovered per claim call: keeps every claim's work bounded. */
   private static final int RECOVER_PER_CLAIM = 100;
   private static final int MAX_ERROR_CHARS = 2_000;
-  private static final byte[] EMPTY = new byte[0];
 
   private final DelayqClient client;
   private final String name;
@@ -360,11 +359,11 @@ public final class RedisJobQueue implements JobQueue {
   /** What one claim on one partition returned. */
   record Claimed(long redisMicros, long nextWakeMillis, boolean paused, List<LeasedJob> jobs) {}
 
-  CompletableFuture<Claimed> claim(int p, int max, long leaseMillis) {
+  CompletableFuture<Claimed> claim(ScriptRunner scripts, int p, int max, long leaseMillis) {
     Keys.Partition k = partitions[p];
     byte[][] keys = {k.scheduled(), k.active(), k.jobs(), k.attempts(), k.dead(), k.errors(), k.paused()};
     ClientSettings s = client.settings();
-    return client.scripts()
+    return scripts
         .<List<Object>>run(
             Script.CLAIM,
             keys,
@@ -412,7 +411,7 @@ public final class RedisJobQueue implements JobQueue {
     int start = Math.floorMod(claimCursor.getAndIncrement(), partitions.length);
     for (int i = 0; i < partitions.length && jobs.size() < max; i++) {
       int p = (start + i) % partitions.length;
-      jobs.addAll(await(claim(p, max - jobs.size(), leaseMillis), null, 0).jobs());
+      jobs.addAll(await(claim(client.scripts(), p, max - jobs.size(), leaseMillis), null, 0).jobs());
     }
     return jobs;
   }
@@ -434,7 +433,8 @@ public final class RedisJobQueue implements JobQueue {
   public void ack(String id, int attempt) {
     Rules.checkJobId(id);
     client.checkOpen("ack on queue '" + name + "'");
-    List<Long> done = await(ackAll(partitionOf(id).number(), List.of(new Attempt(id, attempt))), id, attempt);
+    List<Long> done =
+        await(ackAll(client.scripts(), partitionOf(id).number(), List.of(new Attempt(id, attempt))), id, attempt);
     if (done.get(0) != 1L) {
       throw new LeaseExpiredException(name, id, attempt);
     }
@@ -444,14 +444,14 @@ public final class RedisJobQueue implements JobQueue {
   record Attempt(String id, int attempt) {}
 
   /** Acks many jobs of one partition in one call; the answer holds 1 (done) or 0 (refused) each. */
-  CompletableFuture<List<Long>> ackAll(int p, List<Attempt> attempts) {
+  CompletableFuture<List<Long>> ackAll(ScriptRunner scripts, int p, List<Attempt> attempts) {
     Keys.Partition k = partitions[p];
     byte[][] args = new byte[attempts.size() * 2][];
     for (int i = 0; i < attempts.size(); i++) {
       args[2 * i] = Keys.bytes(attempts.get(i).id());
       args[2 * i + 1] = number(attempts.get(i).attempt());
     }
-    return client.scripts().run(Script.ACK, new byte[][] {k.active(), k.jobs(), k.attempts(), k.errors()}, args);
+    return scripts.run(Script.ACK, new byte[][] {k.active(), k.jobs(), k.attempts(), k.errors()}, args);
   }
 
   @Override
@@ -459,16 +459,17 @@ public final class RedisJobQueue implements JobQueue {
     Rules.checkJobId(id);
     client.checkOpen("nack on queue '" + name + "'");
     Duration wait = retryIn != null ? retryIn : Backoff.DEFAULT.delayAfter(attempt, ThreadLocalRandom.current());
-    return await(nackAsync(id, attempt, Rules.delayMillis(wait), false, error), id, attempt);
+    return await(nackAsync(client.scripts(), id, attempt, Rules.delayMillis(wait), false, error), id, attempt);
   }
 
-  CompletableFuture<JobState> nackAsync(String id, int attempt, long retryMillis, boolean bury, String error) {
+  CompletableFuture<JobState> nackAsync(
+      ScriptRunner scripts, String id, int attempt, long retryMillis, boolean bury, String error) {
     Keys.Partition k = partitionOf(id);
     String reason = error == null || error.isEmpty() ? "failed without a message" : error;
     if (reason.length() > MAX_ERROR_CHARS) {
       reason = reason.substring(0, MAX_ERROR_CHARS) + "…";
     }
-    return client.scripts()
+    return scripts
         .<List<Object>>run(
             Script.NACK,
             new byte[][] {k.scheduled(), k.active(), k.jobs(), k.attempts(), k.dead(), k.errors()},
@@ -505,9 +506,9 @@ public final class RedisJobQueue implements JobQueue {
   }
 
   /** Hands a held job back to the schedule, due now, without counting the attempt. */
-  CompletableFuture<Boolean> release(String id, int attempt) {
+  CompletableFuture<Boolean> release(ScriptRunner scripts, String id, int attempt) {
     Keys.Partition k = partitionOf(id);
-    return client.scripts()
+    return scripts
         .<Long>run(
             Script.RELEASE,
             new byte[][] {k.scheduled(), k.active(), k.attempts()},
@@ -550,9 +551,5 @@ public final class RedisJobQueue implements JobQueue {
   @Override
   public String toString() {
     return "JobQueue[" + name + ", partitions=" + partitions.length + "]";
-  }
-
-  static byte[] empty() {
-    return EMPTY;
   }
 }

@@ -35,6 +35,8 @@ final class WorkerPool implements Workers {
   private final JobHandler handler;
   private final WorkerOptions options;
   private final RedisClock clock;
+  /** Claims, acks and retries go over the client's worker connection, never behind bulk schedules. */
+  private final ScriptRunner scripts;
   private final Random random = new Random();
   private final ExecutorService executor;
   private final boolean ownsExecutor;
@@ -60,6 +62,7 @@ final class WorkerPool implements Workers {
     this.handler = handler;
     this.options = options;
     this.clock = new RedisClock(ticker);
+    this.scripts = client.workerScripts();
     this.partitionCount = queue.partitions();
     this.wakeAt = new AtomicLongArray(partitionCount);
     this.announced = new AtomicLongArray(partitionCount);
@@ -182,7 +185,7 @@ final class WorkerPool implements Workers {
     announced.set(p, Long.MAX_VALUE);
     long before = clock.localNanos();
     RedisJobQueue.Claimed claimed =
-        queue.claim(p, Math.min(free, options.claimBatch()), options.lease().toMillis()).get();
+        queue.claim(scripts, p, Math.min(free, options.claimBatch()), options.lease().toMillis()).get();
     clock.observe(claimed.redisMicros(), before, clock.localNanos());
     long nowMillis = claimed.redisMicros() / 1000;
     long sweepAt = nowMillis + options.sweepInterval().toMillis();
@@ -219,7 +222,7 @@ final class WorkerPool implements Workers {
       running.remove(key);
       inFlight.decrementAndGet();
       log.warn("executor refused job '{}' of queue '{}'; handing it back", job.id(), queue.name());
-      track(queue.release(job.id(), job.attempt()));
+      track(queue.release(scripts, job.id(), job.attempt()));
     }
   }
 
@@ -257,7 +260,7 @@ final class WorkerPool implements Workers {
       log.info("job '{}' of queue '{}' failed on attempt {} of {}; retry in {} ms: {}",
           job.id(), queue.name(), job.attempt(), job.maxAttempts(), retry, error);
     }
-    track(queue.nackAsync(job.id(), job.attempt(), retry, false, error))
+    track(queue.nackAsync(scripts, job.id(), job.attempt(), retry, false, error))
         .whenComplete((state, e) -> {
           if (e != null) {
             log.warn("could not record the failure of job '{}' (attempt {}); it runs again when its lease ends: {}",
@@ -302,7 +305,7 @@ final class WorkerPool implements Workers {
           sending.set(false);
           continue;
         }
-        queue.ackAll(partition, batch).whenComplete((done, error) -> {
+        queue.ackAll(scripts, partition, batch).whenComplete((done, error) -> {
           if (error != null) {
             log.warn("could not ack {} job(s) of queue '{}'; they run again when their leases end: {}",
                 batch.size(), queue.name(), Errors.unwrap(error).toString());
@@ -359,7 +362,7 @@ final class WorkerPool implements Workers {
     for (Map.Entry<RedisJobQueue.Attempt, LeasedJob> e : running.entrySet()) {
       if (running.remove(e.getKey(), e.getValue())) {
         try {
-          queue.await(queue.release(e.getKey().id(), e.getKey().attempt()), e.getKey().id(), e.getKey().attempt());
+          queue.await(queue.release(scripts, e.getKey().id(), e.getKey().attempt()), e.getKey().id(), e.getKey().attempt());
           handedBack.add(e.getKey().id());
         } catch (RuntimeException failure) {
           log.warn("could not hand back job '{}'; it runs again when its lease ends: {}",

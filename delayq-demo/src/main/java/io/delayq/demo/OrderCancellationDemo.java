@@ -37,9 +37,14 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class OrderCancellationDemo {
   static final int PARTITIONS = 4;
-  static final int FIRST_CLIENT_WORKERS = 8;
-  static final int SECOND_CLIENT_WORKERS = 4;
+  static final int CLIENT_A_WORKERS = 8;
+  static final int CLIENT_B_WORKERS = 4;
   static final int SCHEDULE_BATCH = 1_000;
+  /**
+   * The first order is due this long after the run starts: an unpaid order is cancelled minutes
+   * later, never at once, and the lead keeps the burst of scheduling apart from the first deliveries.
+   */
+  static final Duration LEAD_TIME = Duration.ofSeconds(1);
   /** How long to keep listening after the last delivery, so that a duplicate would be counted. */
   static final Duration QUIET_AFTER_LAST_DELIVERY = Duration.ofMillis(500);
   static final Duration QUIET_WAIT_LIMIT = Duration.ofSeconds(5);
@@ -81,13 +86,12 @@ public final class OrderCancellationDemo {
    */
   public Result run() {
     String queueName = "demo-orders-" + System.currentTimeMillis();
-    AtomicInteger handledByFirst = new AtomicInteger();
-    AtomicInteger handledBySecond = new AtomicInteger();
+    AtomicInteger handledByA = new AtomicInteger();
+    AtomicInteger handledByB = new AtomicInteger();
     ExecutorService producerThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "demo-producer"));
     boolean allDelivered;
     long started = System.nanoTime();
-    // why: each client sends all its calls over one connection, so a producer sharing a client with
-    // workers would hold up their claims behind each large scheduleAll; apps usually split them anyway
+    // The shape of a real deployment: the shop schedules, two worker services consume.
     try (Delayq producer = Delayq.connect(redisUrl);
         Delayq clientA = Delayq.connect(redisUrl);
         Delayq clientB = Delayq.connect(redisUrl)) {
@@ -95,13 +99,13 @@ public final class OrderCancellationDemo {
       out.printf(Locale.ROOT,
           "queue %s (%d partitions): %d orders due over the next %d s; one producer client;"
               + " %d workers in client A, %d in client B%n",
-          queueName, PARTITIONS, jobs, seconds, FIRST_CLIENT_WORKERS, SECOND_CLIENT_WORKERS);
+          queueName, PARTITIONS, jobs, seconds, CLIENT_A_WORKERS, CLIENT_B_WORKERS);
 
       // why: workers start before scheduling, so the first jobs (due at once) are not late by the scheduling time
       Workers a = clientA.queue(queueName, PARTITIONS)
-          .startWorkers(handler(handledByFirst), workers(FIRST_CLIENT_WORKERS));
+          .startWorkers(handler(handledByA), workers(CLIENT_A_WORKERS));
       Workers b = clientB.queue(queueName, PARTITIONS)
-          .startWorkers(handler(handledBySecond), workers(SECOND_CLIENT_WORKERS));
+          .startWorkers(handler(handledByB), workers(CLIENT_B_WORKERS));
       started = System.nanoTime();
       CompletableFuture<Void> scheduling = CompletableFuture.runAsync(() -> scheduleAll(queue), producerThread);
 
@@ -135,8 +139,8 @@ public final class OrderCancellationDemo {
       out.printf(Locale.ROOT, "timed out after %.1f s with %d of %d orders delivered%n",
           (System.nanoTime() - started) / 1e9, deliveries.size(), jobs);
     }
-    out.printf("client A handled %d, client B handled %d%n", handledByFirst.get(), handledBySecond.get());
-    Result result = result(queueName, handledByFirst.get(), handledBySecond.get());
+    out.printf("client A handled %d, client B handled %d%n", handledByA.get(), handledByB.get());
+    Result result = result(queueName, handledByA.get(), handledByB.get());
     if (result.dueMismatches() > 0) {
       out.printf("%d job(s) were delivered with a due time other than the one scheduleAll returned%n",
           result.dueMismatches());
@@ -170,7 +174,8 @@ public final class OrderCancellationDemo {
       for (int i = from; i <= to; i++) {
         String id = "order-" + i;
         String payload = String.format(Locale.ROOT, "{\"order\":\"%s\",\"amount\":%.2f}", id, amount(i));
-        batch.add(JobRequest.of(payload).withId(id).withDelay(Duration.ofMillis(spreadMillis * (i - 1) / jobs)));
+        Duration delay = LEAD_TIME.plusMillis(spreadMillis * (i - 1) / jobs);
+        batch.add(JobRequest.of(payload).withId(id).withDelay(delay));
       }
       for (ScheduledJob job : queue.scheduleAll(batch)) {
         scheduledDue.put(job.id(), job.runAt());
@@ -195,13 +200,13 @@ public final class OrderCancellationDemo {
         (System.nanoTime() - started) / 1e9, scheduled.get(), deliveries.size(), a.inFlight() + b.inFlight(), due);
   }
 
-  private Result result(String queueName, int handledByFirst, int handledBySecond) {
+  private Result result(String queueName, int handledByA, int handledByB) {
     long total = deliveries.values().stream().mapToLong(AtomicInteger::get).sum();
     long mismatches = deliveredDue.entrySet().stream()
         .filter(e -> !e.getValue().equals(scheduledDue.get(e.getKey())))
         .count();
     return new Result(queueName, jobs, deliveries.size(), total, mismatches,
-        handledByFirst, handledBySecond, lateness.summary());
+        handledByA, handledByB, lateness.summary());
   }
 
   private static void failIfFailed(CompletableFuture<Void> scheduling) {
@@ -237,8 +242,8 @@ public final class OrderCancellationDemo {
    * @param deliveries handler calls in all
    * @param dueMismatches orders whose first delivery carried a due time other than the one
    *     {@code scheduleAll} returned
-   * @param handledByFirst handler calls in client A
-   * @param handledBySecond handler calls in client B
+   * @param handledByA handler calls in client A
+   * @param handledByB handler calls in client B
    * @param lateness how late the deliveries were, and how many were early
    */
   public record Result(
@@ -247,8 +252,8 @@ public final class OrderCancellationDemo {
       int delivered,
       long deliveries,
       long dueMismatches,
-      int handledByFirst,
-      int handledBySecond,
+      int handledByA,
+      int handledByB,
       LatenessStats.Summary lateness) {
 
     /** Orders never delivered. */

@@ -53,7 +53,7 @@ class DemoMainIT {
     assertThat(result.early()).isZero();
     assertThat(result.dueMismatches()).isZero();
     assertThat(result.lateness().count()).isEqualTo(500);
-    assertThat(result.handledByFirst() + result.handledBySecond()).isEqualTo(500);
+    assertThat(result.handledByA() + result.handledByB()).isEqualTo(500);
     assertThat(result.summaryLine()).isEqualTo(lines.get(lines.size() - 1));
 
     if (embedded) {

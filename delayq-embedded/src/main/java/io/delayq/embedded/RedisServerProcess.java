@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Every process still running when the JVM shuts down is SIGKILLed by a shutdown hook, and unclosed temp data
+ * <p>Every process still running when the JVM shuts down is stopped (SIGTERM, then SIGKILL) by a shutdown hook, and unclosed temp data
  * dirs are deleted, so an aborted test run leaves nothing behind (a SIGKILLed JVM cannot run hooks, though).
  * Instances are thread-safe.
  */
@@ -439,13 +439,20 @@ public final class RedisServerProcess implements AutoCloseable {
         }
 
         /**
-         * {@link Process#destroyForcibly()} signals this exact child's pid, never a reused one. Waiting lets this JVM
-         * reap them, rather than leaving zombies to an init that may not reap (as in some containers).
+         * SIGTERM first: redis-server then fsyncs its AOF and exits, so a server whose owner's own shutdown hook has
+         * not stopped it yet (hooks run in no fixed order) loses nothing. SIGKILL only for one that does not exit in
+         * time. Both signal this exact child's pid, never a reused one; waiting lets this JVM reap them, rather than
+         * leaving zombies to an init that may not reap (as in some containers).
          */
         private static void killAll() {
             List<Process> processes = List.copyOf(LIVE);
-            processes.forEach(Process::destroyForcibly);
-            processes.forEach(p -> awaitExit(p, Duration.ofSeconds(2)));
+            processes.forEach(Process::destroy);
+            processes.forEach(p -> {
+                if (!awaitExit(p, Duration.ofSeconds(5))) {
+                    p.destroyForcibly();
+                    awaitExit(p, Duration.ofSeconds(2));
+                }
+            });
             TEMP_DIRS.forEach(RedisServerProcess::deleteRecursively);
         }
     }
