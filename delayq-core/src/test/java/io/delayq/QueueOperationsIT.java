@@ -206,6 +206,55 @@ class QueueOperationsIT {
   }
 
   @Test
+  void scheduleAllAppliesTheDuplicatePolicyWithinOneBatch() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("batch-dups"));
+    List<ScheduledJob> replaced = queue.scheduleAll(List.of(
+        JobRequest.of("one").withId("same").withDelay(Duration.ofHours(1)),
+        JobRequest.of("two").withId("same").withDelay(Duration.ofHours(2))));
+    assertThat(replaced).extracting(ScheduledJob::outcome)
+        .containsExactly(ScheduledJob.Outcome.CREATED, ScheduledJob.Outcome.REPLACED);
+    assertThat(queue.get("same").orElseThrow().payloadAsString()).isEqualTo("two");
+
+    List<ScheduledJob> kept = queue.scheduleAll(List.of(
+        JobRequest.of("three").withId("other").withDelay(Duration.ofHours(1)),
+        JobRequest.of("four").withId("other").withDelay(Duration.ofHours(2)).withOnDuplicate(DuplicatePolicy.KEEP)));
+    assertThat(kept.get(1).outcome()).isEqualTo(ScheduledJob.Outcome.KEPT);
+    assertThat(kept.get(1).runAt()).isEqualTo(kept.get(0).runAt());
+    assertThat(queue.get("other").orElseThrow().payloadAsString()).isEqualTo("three");
+  }
+
+  @Test
+  void scheduleAllSchedulesTheOthersWhenOneIsHeldByAWorker() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("batch-active"), 2);
+    queue.schedule(JobRequest.of("held").withId("held"));
+    assertThat(queue.claim(1, Duration.ofSeconds(30))).hasSize(1);
+    List<JobRequest> requests = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      requests.add(JobRequest.of("x").withId("free-" + i).withDelay(Duration.ofHours(1)));
+    }
+    requests.add(150, JobRequest.of("new").withId("held"));
+    assertThatThrownBy(() -> queue.scheduleAll(requests))
+        .isInstanceOf(JobActiveException.class)
+        .hasMessageContaining("'held'")
+        .hasMessageContaining("1 of 301 requests were refused");
+    assertThat(queue.stats().scheduled()).isEqualTo(300);
+    assertThat(queue.get("held").orElseThrow().payloadAsString()).isEqualTo("held");
+  }
+
+  @Test
+  void largePayloadsGoInSmallerCalls() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("batch-large"));
+    List<JobRequest> requests = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      byte[] payload = new byte[900_000];
+      payload[0] = (byte) i;
+      requests.add(JobRequest.of(payload).withId("big-" + i).withDelay(Duration.ofHours(1)));
+    }
+    assertThat(queue.scheduleAll(requests)).hasSize(12);
+    assertThat(queue.get("big-11").orElseThrow().payload()[0]).isEqualTo((byte) 11);
+  }
+
+  @Test
   void scheduleAllWithOneBadRequestWritesNothing() {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("batch-bad"));
     List<JobRequest> requests =

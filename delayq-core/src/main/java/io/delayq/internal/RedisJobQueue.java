@@ -1,6 +1,8 @@
 package io.delayq.internal;
 
 import io.delayq.Backoff;
+import io.delayq.DuplicatePolicy;
+import io.delayq.JobActiveException;
 import io.delayq.InvalidRequestException;
 import io.delayq.JobHandler;
 import io.delayq.JobInfo;
@@ -27,8 +29,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /** A queue on Redis: each call is one script on the partition that owns the job's id. */
 public final class RedisJobQueue implements JobQueue {
-  /** Pipelined schedules in flight at once in {@link #scheduleAll}: bounds client memory. */
-  private static final int PIPELINE_WINDOW = 2_000;
+  /** Jobs per schedule call: amortises the round trip and script start without holding Redis long. */
+  private static final int JOBS_PER_CALL = 100;
+  /** Payload bytes per schedule call, so that large payloads go in smaller batches. */
+  private static final int BYTES_PER_CALL = 1 << 20;
+  /** Schedule calls in flight at once in {@link #scheduleAll}: bounds client memory. */
+  private static final int PIPELINE_WINDOW = 64;
+  private static final byte[] MODE_DELAY = Keys.bytes("d");
+  private static final byte[] MODE_ABSOLUTE = Keys.bytes("a");
+  private static final byte[] POLICY_REPLACE = Keys.bytes("r");
+  private static final byte[] POLICY_KEEP = Keys.bytes("k");
   /** Expired leases recovered per claim call: keeps every claim's work bounded. */
   private static final int RECOVER_PER_CLAIM = 100;
   private static final int MAX_ERROR_CHARS = 2_000;
@@ -72,15 +82,14 @@ public final class RedisJobQueue implements JobQueue {
   @Override
   public ScheduledJob schedule(JobRequest request) {
     Objects.requireNonNull(request, "request");
-    client.checkOpen("schedule on queue '" + name + "'");
-    Prepared prepared = prepare(request);
-    return await(send(prepared), prepared.id, 0);
+    return scheduleAll(List.of(request)).get(0);
   }
 
   @Override
   public List<ScheduledJob> scheduleAll(List<JobRequest> requests) {
     Objects.requireNonNull(requests, "requests");
-    client.checkOpen("scheduleAll on queue '" + name + "'");
+    client.checkOpen("schedule on queue '" + name + "'");
+    boolean single = requests.size() == 1;
     List<Prepared> prepared = new ArrayList<>(requests.size());
     for (int i = 0; i < requests.size(); i++) {
       JobRequest request = requests.get(i);
@@ -88,28 +97,74 @@ public final class RedisJobQueue implements JobQueue {
         throw new InvalidRequestException("requests[" + i + "]", "is null");
       }
       try {
-        prepared.add(prepare(request));
+        prepared.add(prepare(i, request));
       } catch (InvalidRequestException e) {
-        throw new InvalidRequestException("requests[" + i + "]." + e.field(), e.getMessage());
+        throw single ? e : new InvalidRequestException("requests[" + i + "]." + e.field(), e.getMessage());
       }
     }
-    List<ScheduledJob> results = new ArrayList<>(prepared.size());
-    for (int from = 0; from < prepared.size(); from += PIPELINE_WINDOW) {
-      int to = Math.min(prepared.size(), from + PIPELINE_WINDOW);
-      List<CompletableFuture<ScheduledJob>> window = new ArrayList<>(to - from);
-      for (int i = from; i < to; i++) {
-        window.add(send(prepared.get(i)));
-      }
-      for (int i = from; i < to; i++) {
-        results.add(await(window.get(i - from), prepared.get(i).id, 0));
+    ScheduledJob[] results = new ScheduledJob[prepared.size()];
+    List<Batch> inFlight = new ArrayList<>();
+    for (Batch batch : batches(prepared)) {
+      batch.reply = send(batch);
+      inFlight.add(batch);
+      if (inFlight.size() >= PIPELINE_WINDOW) {
+        collect(inFlight, results);
       }
     }
-    return results;
+    collect(inFlight, results);
+    List<String> refused = new ArrayList<>();
+    for (int i = 0; i < results.length; i++) {
+      if (results[i] == null) {
+        refused.add(prepared.get(i).id);
+      }
+    }
+    if (!refused.isEmpty()) {
+      throw new JobActiveException(
+          name,
+          refused.get(0),
+          "a worker holds this job now, so it cannot be replaced until that attempt ends"
+              + (single
+                  ? ""
+                  : "; " + refused.size() + " of " + results.length + " requests were refused this way ("
+                      + Rules.abbreviate(String.join(", ", refused)) + "), the others were scheduled"));
+    }
+    return List.of(results);
   }
 
-  private record Prepared(String id, Keys.Partition partition, byte[][] args) {}
+  /** One request, checked and encoded, remembering its place in the caller's list. */
+  private record Prepared(int index, String id, Keys.Partition partition, byte[][] args, int bytes) {}
 
-  private Prepared prepare(JobRequest request) {
+  /** Requests for one partition sent in one script call. */
+  private static final class Batch {
+    final Keys.Partition partition;
+    final List<Prepared> jobs = new ArrayList<>();
+    int bytes;
+    CompletableFuture<List<Object>> reply;
+
+    Batch(Keys.Partition partition) {
+      this.partition = partition;
+    }
+  }
+
+  /** Groups by partition, cut at {@link #JOBS_PER_CALL} jobs or {@link #BYTES_PER_CALL} bytes. */
+  private List<Batch> batches(List<Prepared> prepared) {
+    Batch[] open = new Batch[partitions.length];
+    List<Batch> all = new ArrayList<>();
+    for (Prepared job : prepared) {
+      int p = job.partition.number();
+      Batch batch = open[p];
+      if (batch == null || batch.jobs.size() >= JOBS_PER_CALL || batch.bytes + job.bytes > BYTES_PER_CALL) {
+        batch = new Batch(job.partition);
+        open[p] = batch;
+        all.add(batch);
+      }
+      batch.jobs.add(job);
+      batch.bytes += job.bytes;
+    }
+    return all;
+  }
+
+  private Prepared prepare(int index, JobRequest request) {
     Rules.checkPayloadSize(request.payload().length, client.settings().maxPayloadBytes());
     String id = request.id() != null ? request.id() : Ids.generate();
     Keys.Partition p = partitionOf(id);
@@ -123,31 +178,47 @@ public final class RedisJobQueue implements JobQueue {
     byte[][] args = {
       Keys.bytes(id),
       record,
-      Keys.bytes(absolute ? "a" : "d"),
+      absolute ? MODE_ABSOLUTE : MODE_DELAY,
       number(when),
-      Keys.bytes(request.onDuplicate() == io.delayq.DuplicatePolicy.KEEP ? "k" : "r"),
-      wakeChannel,
-      number(p.number())
+      request.onDuplicate() == DuplicatePolicy.KEEP ? POLICY_KEEP : POLICY_REPLACE
     };
-    return new Prepared(id, p, args);
+    return new Prepared(index, id, p, args, record.length + args[0].length + 32);
   }
 
-  private CompletableFuture<ScheduledJob> send(Prepared prepared) {
-    Keys.Partition p = prepared.partition;
+  private CompletableFuture<List<Object>> send(Batch batch) {
+    Keys.Partition p = batch.partition;
     byte[][] keys = {p.scheduled(), p.active(), p.dead(), p.jobs(), p.attempts(), p.errors()};
-    return client.scripts()
-        .<List<Object>>run(Script.SCHEDULE, keys, prepared.args)
-        .thenApply(
-            reply -> {
-              long outcome = (Long) reply.get(0);
-              long due = (Long) reply.get(1);
-              return new ScheduledJob(
-                  prepared.id,
-                  due < 0 ? null : Instant.ofEpochMilli(due),
-                  outcome == 1
-                      ? ScheduledJob.Outcome.CREATED
-                      : outcome == 2 ? ScheduledJob.Outcome.REPLACED : ScheduledJob.Outcome.KEPT);
-            });
+    byte[][] args = new byte[2 + 5 * batch.jobs.size()][];
+    args[0] = wakeChannel;
+    args[1] = number(p.number());
+    int at = 2;
+    for (Prepared job : batch.jobs) {
+      System.arraycopy(job.args, 0, args, at, 5);
+      at += 5;
+    }
+    return client.scripts().run(Script.SCHEDULE, keys, args);
+  }
+
+  /** Waits for the batches in flight and files their answers; a refused job leaves a null. */
+  private void collect(List<Batch> inFlight, ScheduledJob[] results) {
+    for (Batch batch : inFlight) {
+      List<Object> reply = await(batch.reply, batch.jobs.get(0).id, 0);
+      for (int j = 0; j < batch.jobs.size(); j++) {
+        long outcome = (Long) reply.get(2 * j);
+        long due = (Long) reply.get(2 * j + 1);
+        Prepared job = batch.jobs.get(j);
+        results[job.index] =
+            outcome < 0
+                ? null
+                : new ScheduledJob(
+                    job.id,
+                    due < 0 ? null : Instant.ofEpochMilli(due),
+                    outcome == 1
+                        ? ScheduledJob.Outcome.CREATED
+                        : outcome == 2 ? ScheduledJob.Outcome.REPLACED : ScheduledJob.Outcome.KEPT);
+      }
+    }
+    inFlight.clear();
   }
 
   @Override

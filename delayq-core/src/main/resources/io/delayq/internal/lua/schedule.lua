@@ -1,43 +1,59 @@
--- schedule: adds a job, or applies the duplicate policy when its id is already known.
+-- schedule: adds jobs to one partition, or applies the duplicate policy to ids already known.
+-- Takes many jobs per call so that bulk scheduling pays one round trip and one script start per batch.
 --
 -- KEYS[1] scheduled zset   KEYS[2] active zset   KEYS[3] dead zset
 -- KEYS[4] jobs hash        KEYS[5] attempts hash KEYS[6] errors hash
--- ARGV[1] id   ARGV[2] record   ARGV[3] 'd' (ARGV[4] is a delay in ms) or 'a' (ARGV[4] is epoch ms)
--- ARGV[5] 'r' replace or 'k' keep   ARGV[6] wake channel   ARGV[7] partition number
+-- ARGV[1] wake channel   ARGV[2] partition number
+-- then five values per job: id, record, 'd' (the next value is a delay in ms) or 'a' (epoch ms),
+-- that value, and 'r' (replace) or 'k' (keep)
 --
--- Returns {outcome, dueMs}: outcome 1 created, 2 replaced, 0 kept (dueMs is then the existing
--- job's due time, or -1 when it is not scheduled but active or dead).
--- Error replies: "DQ_ACTIVE" when replacing a job that a worker holds right now.
+-- Returns {outcome1, dueMs1, outcome2, dueMs2, ...} in the order of the jobs. Outcome 1 created,
+-- 2 replaced, 0 kept (dueMs: the existing job's due time, or -1 when it is active or dead), -1 refused
+-- because a worker holds that job right now (dueMs -1).
 -- @include clock
--- @include wake
-local id = ARGV[1]
 local now_ms = math.floor(redis_now_us() / 1000)
-local due_ms
-if ARGV[3] == 'd' then
-  due_ms = now_ms + tonumber(ARGV[4])
-else
-  due_ms = tonumber(ARGV[4])
-end
+local out = {}
+local placed = {}
 
-local outcome = 1
-if redis.call('HEXISTS', KEYS[4], id) == 1 then
-  if ARGV[5] == 'k' then
-    local score = redis.call('ZSCORE', KEYS[1], id)
-    if score then
-      return {0, tonumber(score)}
+for i = 3, #ARGV, 5 do
+  local id = ARGV[i]
+  local due_ms = tonumber(ARGV[i + 3])
+  if ARGV[i + 2] == 'd' then
+    due_ms = now_ms + due_ms
+  end
+  local outcome = 1
+  if redis.call('HEXISTS', KEYS[4], id) == 1 then
+    if ARGV[i + 4] == 'k' then
+      outcome = 0
+    elseif redis.call('ZSCORE', KEYS[2], id) then
+      outcome = -1
+    else
+      redis.call('ZREM', KEYS[3], id)
+      redis.call('HDEL', KEYS[5], id)
+      redis.call('HDEL', KEYS[6], id)
+      outcome = 2
     end
-    return {0, -1}
   end
-  if redis.call('ZSCORE', KEYS[2], id) then
-    return redis.error_reply('DQ_ACTIVE a worker holds this job now; it cannot be replaced until that attempt ends')
+  if outcome > 0 then
+    redis.call('HSET', KEYS[4], id, ARGV[i + 1])
+    redis.call('ZADD', KEYS[1], due_ms, id)
+    placed[id] = true
+    out[#out + 1] = outcome
+    out[#out + 1] = due_ms
+  elseif outcome == 0 then
+    local score = redis.call('ZSCORE', KEYS[1], id)
+    out[#out + 1] = 0
+    out[#out + 1] = score and tonumber(score) or -1
+  else
+    out[#out + 1] = -1
+    out[#out + 1] = -1
   end
-  redis.call('ZREM', KEYS[3], id)
-  redis.call('HDEL', KEYS[5], id)
-  redis.call('HDEL', KEYS[6], id)
-  outcome = 2
 end
 
-redis.call('HSET', KEYS[4], id, ARGV[2])
-redis.call('ZADD', KEYS[1], due_ms, id)
-wake_if_head(KEYS[1], id, due_ms, ARGV[6], ARGV[7])
-return {outcome, due_ms}
+-- Wake sleeping workers only when this call put a job at the head of the partition: a steady stream
+-- of jobs behind the head publishes nothing.
+local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if head[1] and placed[head[1]] then
+  redis.call('PUBLISH', ARGV[1], ARGV[2] .. ':' .. head[2])
+end
+return out
