@@ -460,7 +460,7 @@ public final class RedisJobQueue implements JobQueue {
               record.payload(),
               ((Long) reply.get(i + 2)).intValue(),
               record.maxAttempts(),
-              Instant.ofEpochMilli((Long) reply.get(i + 1)),
+              Instant.ofEpochMilli(Long.parseLong(text(reply.get(i + 1)))),
               leaseUntil,
               Instant.ofEpochMilli(record.createdMillis())));
     }
@@ -567,7 +567,7 @@ public final class RedisJobQueue implements JobQueue {
             client.scripts()
                 .<Long>run(
                     Script.EXTEND_LEASE,
-                    new byte[][] {k.active(), k.attempts()},
+                    new byte[][] {k.active()},
                     Keys.bytes(id),
                     number(attempt),
                     number(leaseMillis)),

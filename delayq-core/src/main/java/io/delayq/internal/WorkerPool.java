@@ -29,6 +29,12 @@ import org.slf4j.LoggerFactory;
 final class WorkerPool implements Workers {
   private static final Logger log = LoggerFactory.getLogger(WorkerPool.class);
   private static final long MAX_ERROR_BACKOFF_MILLIS = 5_000;
+  /**
+   * How much work, in handler time, may wait in the local buffer beyond the running handlers. Fast
+   * handlers then get whole batches per claim; slow ones get no more jobs than they can start, so
+   * that idle workers elsewhere take the rest and no lease ticks away in a queue.
+   */
+  private static final long PREFETCH_HORIZON_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   private final DelayqClient client;
   private final RedisJobQueue queue;
@@ -52,7 +58,10 @@ final class WorkerPool implements Workers {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicInteger pendingWrites = new AtomicInteger();
   private final AtomicBoolean closed = new AtomicBoolean();
-  private volatile boolean waitingForCapacity;
+  /** While the waker waits for capacity: wake it when jobs in flight drop to this many. */
+  private volatile int wakeAtInFlight = -1;
+  /** Moving average of handler run time; 0 until the first handler returns. */
+  private volatile long averageHandlerNanos;
   private volatile boolean claiming = true;
 
   private WorkerPool(
@@ -133,13 +142,15 @@ final class WorkerPool implements Workers {
     int start = partitionCount == 1 ? 0 : random.nextInt(partitionCount);
     while (claiming) {
       try {
-        int free = options.concurrency() - inFlight.get();
-        if (free <= 0) {
-          waitingForCapacity = true;
-          if (options.concurrency() - inFlight.get() <= 0) {
+        int capacity = capacity();
+        int free = capacity - inFlight.get();
+        // why: with a prefetch buffer, wait until half of it is free, so claims come in batches
+        if (free <= 0 || free < capacity / 2) {
+          wakeAtInFlight = capacity - Math.max(1, capacity / 2);
+          if (inFlight.get() > wakeAtInFlight) {
             waiter.await(options.sweepInterval().toNanos());
           }
-          waitingForCapacity = false;
+          wakeAtInFlight = -1;
           continue;
         }
         long nowMillis = clock.isKnown() ? clock.redisMicros() / 1000 : Long.MIN_VALUE;
@@ -148,7 +159,7 @@ final class WorkerPool implements Workers {
           if (clock.isKnown() && wakeAt.get(p) > nowMillis) {
             continue;
           }
-          free -= claimFrom(p, free);
+          free -= claimFrom(p, Math.min(free, options.claimBatch()));
         }
         start = (start + 1) % partitionCount;
         if (failures > 0) {
@@ -180,12 +191,22 @@ final class WorkerPool implements Workers {
     }
   }
 
-  /** Claims up to {@code free} jobs from partition {@code p}; returns how many it started. */
-  private int claimFrom(int p, int free) throws Exception {
+  /**
+   * Jobs this pool may hold at once: one per handler, plus a buffer sized to what the handlers are
+   * seen to finish within {@link #PREFETCH_HORIZON_NANOS}, at most two claim batches.
+   */
+  private int capacity() {
+    long average = averageHandlerNanos;
+    long prefetch =
+        average == 0 ? 0 : Math.min(2L * options.claimBatch(), options.concurrency() * PREFETCH_HORIZON_NANOS / Math.max(1, average));
+    return options.concurrency() + (int) prefetch;
+  }
+
+  /** Claims up to {@code max} jobs from partition {@code p}; returns how many it started. */
+  private int claimFrom(int p, int max) throws Exception {
     announced.set(p, Long.MAX_VALUE);
     long before = clock.localNanos();
-    RedisJobQueue.Claimed claimed =
-        queue.claim(scripts, p, Math.min(free, options.claimBatch()), options.lease().toMillis()).get();
+    RedisJobQueue.Claimed claimed = queue.claim(scripts, p, max, options.lease().toMillis()).get();
     clock.observe(claimed.redisMicros(), before, clock.localNanos());
     long nowMillis = claimed.redisMicros() / 1000;
     long sweepAt = nowMillis + options.sweepInterval().toMillis();
@@ -228,11 +249,16 @@ final class WorkerPool implements Workers {
 
   private void runJob(int p, RedisJobQueue.Attempt key, LeasedJob job) {
     Throwable failure = null;
+    long started = clock.localNanos();
     try {
       handler.handle(job);
     } catch (Throwable t) {
       failure = t;
     }
+    long took = clock.localNanos() - started;
+    long average = averageHandlerNanos;
+    // why: a racy moving average is fine here; it only sizes the prefetch buffer
+    averageHandlerNanos = average == 0 ? Math.max(1, took) : Math.max(1, average + (took - average) / 16);
     try {
       // why: close() may have handed this job back already; then neither ack nor nack it
       if (running.remove(key, job)) {
@@ -243,8 +269,8 @@ final class WorkerPool implements Workers {
         }
       }
     } finally {
-      inFlight.decrementAndGet();
-      if (waitingForCapacity) {
+      int left = inFlight.decrementAndGet();
+      if (left <= wakeAtInFlight) {
         waiter.wake();
       }
     }

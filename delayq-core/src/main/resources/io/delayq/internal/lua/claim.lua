@@ -1,25 +1,29 @@
 -- claim: leases up to ARGV[1] due jobs of one partition, after returning at most ARGV[3] expired
 -- leases to the schedule (or to the dead set when their attempts are spent).
 --
--- KEYS[1] scheduled zset  KEYS[2] active zset  KEYS[3] jobs hash  KEYS[4] attempts hash
+-- KEYS[1] scheduled zset  KEYS[2] active zset (scores are leases)  KEYS[3] jobs hash  KEYS[4] attempts hash
 -- KEYS[5] dead zset       KEYS[6] errors hash  KEYS[7] paused flag
 -- ARGV[1] max jobs   ARGV[2] lease ms   ARGV[3] max expired leases to recover
 -- ARGV[4] dead-letter cap (count)   ARGV[5] dead-letter retention ms
 --
--- Returns {nowMicros, nextWakeMs, paused, id1, dueMs1, attempt1, record1, id2, ...}.
+-- Returns {nowMicros, nextWakeMs, paused, id1, dueMs1 (as text), attempt1, record1, id2, ...}.
 -- nextWakeMs is the earliest of the next due time and the next lease deadline, or -1 when the
 -- partition holds neither: the worker sleeps until then.
 -- @include clock
 -- @include bury
+-- @include lease
 local now_us = redis_now_us()
 local now_ms = math.floor(now_us / 1000)
 
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now_ms, 'LIMIT', 0, tonumber(ARGV[3]))
-for _, id in ipairs(expired) do
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', lease_expired_max(now_ms), 'WITHSCORES',
+                          'LIMIT', 0, tonumber(ARGV[3]))
+for i = 1, #expired, 2 do
+  local id = expired[i]
+  local attempts = lease_attempt(expired[i + 1])
   redis.call('ZREM', KEYS[2], id)
   local record = redis.call('HGET', KEYS[3], id)
   if record then
-    local attempts = tonumber(redis.call('HGET', KEYS[4], id) or '0')
+    redis.call('HSET', KEYS[4], id, attempts)
     if attempts >= max_attempts_of(record) then
       bury(KEYS[5], KEYS[3], KEYS[4], KEYS[6], id, now_ms,
            'lease expired on attempt ' .. attempts .. ' of ' .. max_attempts_of(record), tonumber(ARGV[4]), tonumber(ARGV[5]))
@@ -36,7 +40,7 @@ local function next_wake()
   local a = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   local wake = -1
   if s[2] then wake = tonumber(s[2]) end
-  if a[2] and (wake == -1 or tonumber(a[2]) < wake) then wake = tonumber(a[2]) end
+  if a[2] and (wake == -1 or lease_deadline(a[2]) < wake) then wake = lease_deadline(a[2]) end
   return wake
 end
 
@@ -54,26 +58,37 @@ if #due > 0 then
   end
   redis.call('ZREMRANGEBYRANK', KEYS[1], 0, #ids - 1)
   local records = redis.call('HMGET', KEYS[3], unpack(ids))
-  local attempts = redis.call('HMGET', KEYS[4], unpack(ids))
+  -- Only jobs tried before have an attempts entry; most partitions most of the time have none.
+  local attempts = {}
+  if redis.call('EXISTS', KEYS[4]) == 1 then
+    attempts = redis.call('HMGET', KEYS[4], unpack(ids))
+  end
   local deadline = now_ms + tonumber(ARGV[2])
-  local zadd, hset = {}, {}
+  -- why: a number argument costs Redis a float-to-text conversion per job; the batch shares a
+  -- deadline, so each distinct attempt's score is formatted once
+  local score_text = {}
+  local zadd, nz, no = {}, 0, 3
   for i, id in ipairs(ids) do
     local record = records[i]
     if record then
       local attempt = tonumber(attempts[i] or '0') + 1
-      zadd[#zadd + 1] = deadline
-      zadd[#zadd + 1] = id
-      hset[#hset + 1] = id
-      hset[#hset + 1] = attempt
-      out[#out + 1] = id
-      out[#out + 1] = tonumber(due[2 * i])
-      out[#out + 1] = attempt
-      out[#out + 1] = record
+      local score = score_text[attempt]
+      if not score then
+        score = string.format('%d', lease_score(deadline, attempt))
+        score_text[attempt] = score
+      end
+      zadd[nz + 1] = score
+      zadd[nz + 2] = id
+      nz = nz + 2
+      out[no + 1] = id
+      out[no + 2] = due[2 * i]
+      out[no + 3] = attempt
+      out[no + 4] = record
+      no = no + 4
     end
   end
-  if #zadd > 0 then
+  if nz > 0 then
     redis.call('ZADD', KEYS[2], unpack(zadd))
-    redis.call('HSET', KEYS[4], unpack(hset))
   end
 end
 out[2] = next_wake()

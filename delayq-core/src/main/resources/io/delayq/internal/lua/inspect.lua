@@ -4,22 +4,26 @@
 -- KEYS[4] jobs hash       KEYS[5] attempts hash KEYS[6] errors hash
 -- ARGV[1] id
 --
--- Returns {state, score, attempts, record, lastError or false} with state 's' scheduled (score:
--- due ms), 'a' active (score: lease deadline ms), 'd' dead (score: burial ms); or {} when unknown.
+-- Returns {state, time, attempts, record, lastError or false} with state 's' scheduled (time:
+-- due ms), 'a' active (time: lease deadline ms), 'd' dead (time: burial ms); or {} when unknown.
+-- @include lease
 local id = ARGV[1]
 local record = redis.call('HGET', KEYS[4], id)
 if not record then
   return {}
 end
-local state, score = 's', redis.call('ZSCORE', KEYS[1], id)
-if not score then
-  state, score = 'a', redis.call('ZSCORE', KEYS[2], id)
+local error = redis.call('HGET', KEYS[6], id)
+local score = redis.call('ZSCORE', KEYS[2], id)
+if score then
+  return {'a', lease_deadline(score), lease_attempt(score), record, error}
 end
-if not score then
-  state, score = 'd', redis.call('ZSCORE', KEYS[3], id)
+local attempts = tonumber(redis.call('HGET', KEYS[5], id) or '0')
+score = redis.call('ZSCORE', KEYS[1], id)
+if score then
+  return {'s', tonumber(score), attempts, record, error}
 end
-if not score then
-  return {}
+score = redis.call('ZSCORE', KEYS[3], id)
+if score then
+  return {'d', tonumber(score), attempts, record, error}
 end
-return {state, tonumber(score), tonumber(redis.call('HGET', KEYS[5], id) or '0'), record,
-        redis.call('HGET', KEYS[6], id)}
+return {}

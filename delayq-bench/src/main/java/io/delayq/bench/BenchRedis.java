@@ -1,0 +1,116 @@
+package io.delayq.bench;
+
+import io.delayq.embedded.RedisServerProcess;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The one Redis every contender runs against: a {@code redis-server} child process on a free port,
+ * with no persistence ({@code save ""}, no AOF) and {@code maxmemory-policy noeviction}, plus a
+ * connection of the benchmark's own for {@code INFO} and {@code FLUSHALL}.
+ */
+final class BenchRedis implements AutoCloseable {
+  private static final Pattern VERSION = Pattern.compile("v=(\\d+)\\.(\\d+)\\.(\\d+)");
+  /** FLUSHALL of ten million jobs takes seconds; the probe must wait for it. */
+  private static final Duration PROBE_TIMEOUT = Duration.ofMinutes(5);
+
+  private final RedisServerProcess server;
+  private final Path binary;
+  private final String binaryChoice;
+  private final RedisClient client;
+  private final StatefulRedisConnection<String, String> probe;
+
+  private BenchRedis(RedisServerProcess server, Path binary, String binaryChoice) {
+    this.server = server;
+    this.binary = binary;
+    this.binaryChoice = binaryChoice;
+    this.client = RedisClient.create();
+    RedisURI uri = RedisURI.create(server.uri());
+    uri.setTimeout(PROBE_TIMEOUT);
+    this.probe = client.connect(uri);
+  }
+
+  /** Starts the machine's redis-server when it is version 7 or later, else the bundled one. */
+  static BenchRedis start() {
+    Optional<Path> machine = RedisServerProcess.machineBinary();
+    Path binary;
+    String choice;
+    if (machine.isPresent() && majorVersion(RedisServerProcess.version(machine.get())) >= 7) {
+      binary = machine.get();
+      choice = "the machine's redis-server";
+    } else {
+      binary = RedisServerProcess.bundledBinary();
+      choice = machine.isPresent()
+          ? "the bundled redis-server (the machine's " + machine.get() + " is older than 7)"
+          : "the bundled redis-server (none on PATH)";
+    }
+    RedisServerProcess server = RedisServerProcess.builder()
+        .binary(binary)
+        .setting("maxmemory-policy", "noeviction")
+        .start();
+    try {
+      return new BenchRedis(server, binary, choice);
+    } catch (RuntimeException e) {
+      server.close();
+      throw e;
+    }
+  }
+
+  static int majorVersion(String versionText) {
+    Matcher m = VERSION.matcher(versionText);
+    return m.find() ? Integer.parseInt(m.group(1)) : 0;
+  }
+
+  String uri() {
+    return server.uri();
+  }
+
+  int port() {
+    return server.port();
+  }
+
+  Path binary() {
+    return binary;
+  }
+
+  /** Which binary was chosen and why, for the report. */
+  String binaryChoice() {
+    return binaryChoice;
+  }
+
+  /** {@code redis_version} as the server reports it. */
+  String version() {
+    for (String line : probe.sync().info("server").split("\r?\n")) {
+      if (line.startsWith("redis_version:")) {
+        return line.substring("redis_version:".length()).trim();
+      }
+    }
+    return "unknown";
+  }
+
+  /** Deletes every key, synchronously, so the next run starts from an empty server. */
+  void flushAll() {
+    probe.sync().flushall();
+  }
+
+  RedisStats stats() {
+    return RedisStats.parse(probe.sync().info("all"));
+  }
+
+  @Override
+  public void close() {
+    try {
+      probe.close();
+      client.shutdown(0, 2, TimeUnit.SECONDS);
+    } finally {
+      server.close();
+    }
+  }
+}

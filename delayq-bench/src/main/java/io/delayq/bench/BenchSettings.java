@@ -1,0 +1,67 @@
+package io.delayq.bench;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * How big each scenario is: the full run the issue asks for, or the quick smoke run for CI.
+ *
+ * @param quick whether this is the quick mode
+ * @param workerThreads consumer threads (delayq: handler concurrency) in every scenario
+ * @param enqueueJobs jobs per enqueue run (sync and bulk)
+ * @param drainJobs jobs due when the workers of the drain scenario start
+ * @param steadyRatePerSecond jobs scheduled per second in the steady scenario
+ * @param steadyDuration how long the steady producer runs
+ * @param steadyDueIn how long after its enqueue a steady job is due
+ * @param idleDuration how long idle workers are watched
+ * @param memoryJobs pending jobs in the memory scenario
+ * @param backlogSizes pending, not-yet-due jobs in the backlog-growth runs
+ * @param backlogDueJobs due jobs dispatched over each backlog
+ * @param redissonMaxBacklog largest backlog Redisson is loaded with (loading it is slow)
+ * @param partitionCounts delayq partition counts compared
+ * @param partitionJobs jobs drained per partition count
+ * @param ceilingRequests ZADDs per redis-benchmark run without pipelining
+ * @param ceilingPipelinedRequests ZADDs per pipelined redis-benchmark run
+ * @param bulkChunk jobs per bulk call
+ * @param loadThreads threads that load large backlogs
+ * @param warmupJobs jobs each contender handles before anything is measured
+ */
+record BenchSettings(
+    boolean quick,
+    int workerThreads,
+    int enqueueJobs,
+    int drainJobs,
+    int steadyRatePerSecond,
+    Duration steadyDuration,
+    Duration steadyDueIn,
+    Duration idleDuration,
+    int memoryJobs,
+    List<Integer> backlogSizes,
+    int backlogDueJobs,
+    int redissonMaxBacklog,
+    List<Integer> partitionCounts,
+    int partitionJobs,
+    int ceilingRequests,
+    int ceilingPipelinedRequests,
+    int bulkChunk,
+    int loadThreads,
+    int warmupJobs) {
+
+  /** The run the issue specifies. */
+  static BenchSettings full() {
+    return new BenchSettings(false, 4, 200_000, 200_000, 2_000, Duration.ofSeconds(20), Duration.ofSeconds(1),
+        Duration.ofSeconds(10), 1_000_000, List.of(10_000, 1_000_000, 10_000_000), 50_000, 1_000_000,
+        List.of(1, 4, 16), 200_000, 200_000, 2_000_000, 10_000, 4, 5_000);
+  }
+
+  /** Small counts: checks the harness end to end in well under two minutes. */
+  static BenchSettings quickMode() {
+    return new BenchSettings(true, 4, 20_000, 20_000, 2_000, Duration.ofSeconds(5), Duration.ofSeconds(1),
+        Duration.ofSeconds(3), 100_000, List.of(10_000, 100_000), 10_000, 100_000,
+        List.of(1, 4, 16), 20_000, 50_000, 500_000, 10_000, 4, 2_000);
+  }
+
+  int steadyJobs() {
+    return (int) (steadyRatePerSecond * steadyDuration.toMillis() / 1000);
+  }
+}

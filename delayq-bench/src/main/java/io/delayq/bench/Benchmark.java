@@ -1,0 +1,109 @@
+package io.delayq.bench;
+
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Runs every scenario for every contender, one after another, on one Redis. A contender that fails
+ * in one scenario gets a row saying so, and the run goes on.
+ */
+final class Benchmark {
+  /** The queues compared; the redis-benchmark ceiling is measured apart ({@link Ceiling}). */
+  static final List<Contender.Factory> CONTENDERS = List.of(
+      DelayqContender.factory(1),
+      RedissonContender.factory(),
+      SortedSetLoopContender.factory(1),
+      SortedSetLoopContender.factory(SortedSetLoopContender.BATCH));
+
+  private final Bench bench;
+
+  Benchmark(Bench bench) {
+    this.bench = bench;
+  }
+
+  Results run() {
+    BenchSettings s = bench.settings;
+    Results results = bench.results;
+
+    bench.log("ceiling: redis-benchmark ZADD, %d clients, plain and -P %d", Ceiling.CLIENTS, Ceiling.PIPELINE);
+    results.ceiling = Ceiling.measure(bench.redis.binary(), bench.redis.port(), s.ceilingRequests(),
+        s.ceilingPipelinedRequests());
+    bench.reset();
+    bench.log("  %s", results.ceiling.available()
+        ? String.format("%,.0f ZADD/s; pipelined %,.0f ZADD/s", results.ceiling.zaddPerSecond(),
+            results.ceiling.pipelinedZaddPerSecond())
+        : results.ceiling.unavailable());
+
+    for (Contender.Factory f : CONTENDERS) {
+      attempt("warm-up", f, () -> {
+        Warmup.run(bench, f);
+        return null;
+      }, r -> { }, e -> null);
+    }
+    for (Contender.Factory f : CONTENDERS) {
+      attempt("enqueue", f, () -> EnqueueScenario.run(bench, f), results.enqueue::add,
+          e -> new Results.EnqueueResult(f.name(), s.enqueueJobs(), Double.NaN, Double.NaN, null, e));
+    }
+    for (Contender.Factory f : CONTENDERS) {
+      attempt("drain", f, () -> DrainScenario.run(bench, f, s.drainJobs(), 1, 0), results.drain::add,
+          e -> Results.DrainResult.notRun(f.name(), s.drainJobs(), 1, 0, e));
+    }
+    for (Contender.Factory f : CONTENDERS) {
+      attempt("steady", f, () -> SteadyScenario.run(bench, f), results.steady::add,
+          e -> new Results.SteadyResult(f.name(), s.steadyJobs(), Double.NaN, null, null, null, e));
+    }
+    for (Contender.Factory f : CONTENDERS) {
+      attempt("idle", f, () -> IdleScenario.run(bench, f), results.idle::add,
+          e -> new Results.IdleResult(f.name(), Double.NaN, Double.NaN, Double.NaN, null, e));
+    }
+    for (Contender.Factory f : CONTENDERS) {
+      attempt("memory", f, () -> MemoryScenario.run(bench, f), results.memory::add,
+          e -> new Results.MemoryResult(f.name(), s.memoryJobs(), Double.NaN, null, e));
+    }
+    for (int backlog : s.backlogSizes()) {
+      for (Contender.Factory f : CONTENDERS) {
+        attempt(String.format("backlog %,d", backlog), f, () -> BacklogScenario.run(bench, f, backlog),
+            results.backlog::add,
+            e -> Results.DrainResult.notRun(f.name(), s.backlogDueJobs(), 1, backlog, e));
+      }
+    }
+    for (int partitions : s.partitionCounts()) {
+      Contender.Factory f = DelayqContender.factory(partitions);
+      attempt("partitions " + partitions, f,
+          () -> DrainScenario.run(bench, f, s.partitionJobs(), partitions, 0), results.partitions::add,
+          e -> Results.DrainResult.notRun(f.name(), s.partitionJobs(), partitions, 0, e));
+    }
+    return results;
+  }
+
+  /** Runs one scenario for one contender; a failure becomes a result whose note says what went wrong. */
+  private <T> void attempt(String scenario, Contender.Factory f, Step<T> step, Consumer<T> onResult,
+      Function<String, T> onFailure) {
+    bench.log("%s: %s", scenario, f.name());
+    T result;
+    try {
+      result = step.run();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted during " + scenario + " of " + f.name(), e);
+    } catch (RuntimeException e) {
+      bench.log("  FAILED: %s", e);
+      result = onFailure.apply("failed: " + e);
+      try {
+        bench.reset();
+      } catch (RuntimeException flushFailed) {
+        throw new IllegalStateException("Redis is gone after " + scenario + " of " + f.name(), flushFailed);
+      }
+    }
+    if (result != null) {
+      onResult.accept(result);
+      bench.log("  %s", Summary.of(result));
+    }
+  }
+
+  @FunctionalInterface
+  private interface Step<T> {
+    T run() throws InterruptedException;
+  }
+}

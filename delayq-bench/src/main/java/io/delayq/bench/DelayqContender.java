@@ -1,0 +1,94 @@
+package io.delayq.bench;
+
+import io.delayq.Delayq;
+import io.delayq.JobQueue;
+import io.delayq.JobRequest;
+import io.delayq.LeasedJob;
+import io.delayq.QueueStats;
+import io.delayq.WorkerOptions;
+import io.delayq.Workers;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * delayq, through its public API only: {@code schedule} for the plain call, {@code scheduleAll} for
+ * bulk, {@code startWorkers} with the default lease and claim batch for consumers.
+ */
+final class DelayqContender implements Contender {
+  static final String NAME = "delayq";
+
+  private final Delayq delayq;
+  private final JobQueue queue;
+
+  private DelayqContender(String redisUri, String queueName, int partitions) {
+    this.delayq = Delayq.connect(redisUri);
+    try {
+      this.queue = delayq.queue(queueName, partitions);
+    } catch (RuntimeException e) {
+      delayq.close();
+      throw e;
+    }
+  }
+
+  /** delayq with queues of {@code partitions} partitions. */
+  static Factory factory(int partitions) {
+    return new Factory() {
+      @Override
+      public String name() {
+        return NAME;
+      }
+
+      @Override
+      public Contender open(String redisUri, String queue) {
+        return new DelayqContender(redisUri, queue, partitions);
+      }
+    };
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public void enqueue(Job job) {
+    queue.schedule(request(job));
+  }
+
+  @Override
+  public void enqueueBulk(List<Job> jobs) {
+    List<JobRequest> requests = new ArrayList<>(jobs.size());
+    for (Job job : jobs) {
+      requests.add(request(job));
+    }
+    queue.scheduleAll(requests);
+  }
+
+  private static JobRequest request(Job job) {
+    return JobRequest.of(Job.PAYLOAD).withId(job.id()).withRunAt(Instant.ofEpochMilli(job.dueMillis()));
+  }
+
+  @Override
+  public Running startWorkers(int threads, DeliveryHandler handler) {
+    Workers workers = queue.startWorkers(
+        (LeasedJob job) -> {
+          long start = BenchClock.nowMicros();
+          // why: runAt is the job's due time as delayq stored it, so lateness is against delayq's own schedule
+          handler.delivered(Integer.parseInt(job.id()), BenchClock.micros(job.runAt()), start);
+        },
+        WorkerOptions.builder().concurrency(threads).build());
+    return workers::close;
+  }
+
+  @Override
+  public long pending() {
+    QueueStats stats = queue.stats();
+    return stats.scheduled() + stats.active();
+  }
+
+  @Override
+  public void close() {
+    delayq.close();
+  }
+}

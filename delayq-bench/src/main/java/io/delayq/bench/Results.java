@@ -1,0 +1,82 @@
+package io.delayq.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * Everything one run measured, scenario by scenario; the report, the targets and the plots are all
+ * computed from this. A figure that could not be measured is NaN, and its row's note says why.
+ */
+public final class Results {
+  Ceiling.Result ceiling;
+  final List<EnqueueResult> enqueue = new ArrayList<>();
+  final List<DrainResult> drain = new ArrayList<>();
+  final List<SteadyResult> steady = new ArrayList<>();
+  final List<IdleResult> idle = new ArrayList<>();
+  final List<MemoryResult> memory = new ArrayList<>();
+  final List<DrainResult> backlog = new ArrayList<>();
+  final List<DrainResult> partitions = new ArrayList<>();
+
+  /**
+   * One contender's enqueue runs.
+   *
+   * @param syncPerSecond jobs/s with the plain synchronous call from one thread
+   * @param bulkPerSecond jobs/s with the bulk call from one thread
+   * @param integrity both runs together: jobs missing from, or extra in, Redis afterwards
+   */
+  record EnqueueResult(String contender, int jobs, double syncPerSecond, double bulkPerSecond,
+      Integrity integrity, String note) {}
+
+  /**
+   * Due jobs dispatched by workers started after they were all due: the drain scenario, each
+   * backlog size and each partition count.
+   *
+   * @param partitions delayq's partition count (1 for the others)
+   * @param backlog pending jobs not yet due while these were dispatched
+   * @param backlogLoadSeconds how long loading the backlog took (0 without one)
+   * @param perSecond distinct jobs delivered per second, from worker start to the last first
+   *     delivery; NaN when not run, with the reason in the note
+   * @param integrity of the due jobs; {@code unexpected} counts backlog jobs delivered before their time
+   * @param redis Redis counters over the same span, or {@code null}
+   */
+  record DrainResult(String contender, int jobs, int partitions, int backlog, double backlogLoadSeconds,
+      double perSecond, Integrity integrity, RedisStats.Delta redis, String note) {
+
+    static DrainResult notRun(String contender, int jobs, int partitions, int backlog, String why) {
+      return new DrainResult(contender, jobs, partitions, backlog, Double.NaN, Double.NaN, null, null, why);
+    }
+  }
+
+  /**
+   * Jobs scheduled at a steady rate, each due shortly after.
+   *
+   * @param achievedRate jobs/s the producer managed (the target rate, unless the contender's
+   *     synchronous call is slower)
+   * @param lateness handler start minus due time
+   * @param redis Redis counters from just before the first schedule to the last delivery
+   */
+  record SteadyResult(String contender, int jobs, double achievedRate, Lateness lateness,
+      Integrity integrity, RedisStats.Delta redis, String note) {
+    double commandsPerJob() {
+      return redis == null ? Double.NaN : (double) redis.commands() / jobs;
+    }
+  }
+
+  /**
+   * Workers running on an empty queue.
+   *
+   * @param commandsPerSecond {@code total_commands_processed} delta per second
+   * @param cpuPercentOfCore the benchmark JVM's process CPU time over the span, as % of one core
+   */
+  record IdleResult(String contender, double seconds, double commandsPerSecond, double cpuPercentOfCore,
+      Integrity integrity, String note) {}
+
+  /** {@code used_memory} growth per pending job. */
+  record MemoryResult(String contender, int jobs, double bytesPerJob, Integrity integrity, String note) {}
+
+  static <T> Optional<T> find(List<T> list, Predicate<T> which) {
+    return list.stream().filter(which).findFirst();
+  }
+}

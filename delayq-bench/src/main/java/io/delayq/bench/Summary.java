@@ -1,0 +1,51 @@
+package io.delayq.bench;
+
+import java.util.Locale;
+
+/** The one-line progress summary of a scenario result. */
+final class Summary {
+  private Summary() {}
+
+  static String of(Object result) {
+    if (result instanceof Results.EnqueueResult r) {
+      return String.format(Locale.ROOT, "sync %s jobs/s, bulk %s jobs/s%s%s", Fmt.rate(r.syncPerSecond()),
+          Fmt.rate(r.bulkPerSecond()), integrity(r.integrity()), note(r.note()));
+    }
+    if (result instanceof Results.DrainResult r) {
+      return String.format(Locale.ROOT, "%s jobs/s%s%s", Fmt.rate(r.perSecond()), integrity(r.integrity()),
+          note(r.note()));
+    }
+    if (result instanceof Results.SteadyResult r) {
+      if (r.lateness() == null) {
+        return note(r.note());
+      }
+      return String.format(Locale.ROOT, "lateness p50 %s ms, p99 %s ms, p99.9 %s ms, max %s ms, early %d,"
+              + " %s commands/job, %s jobs/s offered%s%s",
+          Fmt.ms(r.lateness().p50Micros()), Fmt.ms(r.lateness().p99Micros()), Fmt.ms(r.lateness().p999Micros()),
+          Fmt.ms(r.lateness().maxMicros()), r.lateness().early(), Fmt.decimal(r.commandsPerJob(), 2),
+          Fmt.rate(r.achievedRate()), integrity(r.integrity()), note(r.note()));
+    }
+    if (result instanceof Results.IdleResult r) {
+      return String.format(Locale.ROOT, "%s commands/s, JVM CPU %s%% of a core%s%s",
+          Fmt.decimal(r.commandsPerSecond(), 1), Fmt.decimal(r.cpuPercentOfCore(), 1), integrity(r.integrity()),
+          note(r.note()));
+    }
+    if (result instanceof Results.MemoryResult r) {
+      return String.format(Locale.ROOT, "%s bytes/job%s%s", Fmt.decimal(r.bytesPerJob(), 0),
+          integrity(r.integrity()), note(r.note()));
+    }
+    return String.valueOf(result);
+  }
+
+  private static String integrity(Integrity i) {
+    if (i == null) {
+      return "";
+    }
+    return String.format(Locale.ROOT, "; lost %d, duplicates %d%s", i.lost(), i.duplicates(),
+        i.unexpected() > 0 ? ", unexpected " + i.unexpected() : "");
+  }
+
+  private static String note(String note) {
+    return note == null || note.isEmpty() ? "" : " (" + note + ")";
+  }
+}
