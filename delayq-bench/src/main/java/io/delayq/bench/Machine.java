@@ -19,8 +19,8 @@ record Machine(int cores, String cpuModel, double ramGib, String java, String os
   static Machine describe() {
     return new Machine(
         Runtime.getRuntime().availableProcessors(),
-        cpuModel(),
-        ramGib(),
+        readCpuModel(),
+        readRamGib(),
         System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ", "
             + System.getProperty("java.vm.vendor") + ")",
         System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
@@ -30,7 +30,7 @@ record Machine(int cores, String cpuModel, double ramGib, String java, String os
     return Double.isNaN(ramGib) ? "unknown" : String.format(Locale.ROOT, "%.1f GiB", ramGib);
   }
 
-  private static String cpuModel() {
+  private static String readCpuModel() {
     for (String line : lines(Path.of("/proc/cpuinfo"))) {
       if (line.startsWith("model name")) {
         return line.substring(line.indexOf(':') + 1).trim();
@@ -39,7 +39,7 @@ record Machine(int cores, String cpuModel, double ramGib, String java, String os
     return "unknown";
   }
 
-  private static double ramGib() {
+  private static double readRamGib() {
     for (String line : lines(Path.of("/proc/meminfo"))) {
       if (line.startsWith("MemTotal:")) {
         String kib = line.replaceAll("[^0-9]", "");

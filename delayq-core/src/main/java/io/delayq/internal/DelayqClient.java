@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -47,6 +48,7 @@ public final class DelayqClient implements AutoCloseable {
   private final Map<String, RedisJobQueue> queues = new ConcurrentHashMap<>();
   private final List<WorkerPool> pools = new CopyOnWriteArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final SpinWait replyWait = new SpinWait();
 
   public DelayqClient(ClientSettings settings) {
     this.settings = settings;
@@ -152,11 +154,9 @@ public final class DelayqClient implements AutoCloseable {
     byte[] key = Keys.bytes(Keys.settings(name));
     byte[] field = Keys.bytes("partitions");
     RedisClusterAsyncCommands<byte[], byte[]> redis = async();
-    Errors.await(redis.hsetnx(key, field, Keys.bytes(Integer.toString(partitions))).toCompletableFuture(),
-        displayUri, name, null, 0);
-    Errors.await(redis.sadd(Keys.bytes(Keys.registry()), Keys.bytes(name)).toCompletableFuture(),
-        displayUri, name, null, 0);
-    byte[] stored = Errors.await(redis.hget(key, field).toCompletableFuture(), displayUri, name, null, 0);
+    await(redis.hsetnx(key, field, Keys.bytes(Integer.toString(partitions))).toCompletableFuture(), name, null, 0);
+    await(redis.sadd(Keys.bytes(Keys.registry()), Keys.bytes(name)).toCompletableFuture(), name, null, 0);
+    byte[] stored = await(redis.hget(key, field).toCompletableFuture(), name, null, 0);
     try {
       return Integer.parseInt(new String(stored, StandardCharsets.US_ASCII));
     } catch (RuntimeException e) {
@@ -174,6 +174,11 @@ public final class DelayqClient implements AutoCloseable {
 
   ClientSettings settings() {
     return settings;
+  }
+
+  /** Waits for a reply to a caller's synchronous call and maps its failure. */
+  <T> T await(CompletableFuture<T> future, String queue, String id, int attempt) {
+    return Errors.await(future, replyWait, displayUri, queue, id, attempt);
   }
 
   String displayUri() {

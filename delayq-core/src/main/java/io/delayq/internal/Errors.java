@@ -22,9 +22,10 @@ public final class Errors {
   private Errors() {}
 
   /** Waits for {@code future} and maps its failure. */
-  public static <T> T await(CompletableFuture<T> future, String redisUri, String queue, String id, int attempt) {
+  static <T> T await(
+      CompletableFuture<T> future, SpinWait wait, String redisUri, String queue, String id, int attempt) {
     try {
-      return future.get();
+      return wait.get(future);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new RedisUnavailableException("interrupted while waiting for Redis at " + redisUri, e);

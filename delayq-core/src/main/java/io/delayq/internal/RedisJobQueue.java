@@ -605,7 +605,7 @@ public final class RedisJobQueue implements JobQueue {
   }
 
   <T> T await(CompletableFuture<T> future, String id, int attempt) {
-    return Errors.await(future, client.displayUri(), name, id, attempt);
+    return client.await(future, name, id, attempt);
   }
 
   static byte[] number(long n) {

@@ -48,6 +48,7 @@ final class WorkerPool implements Workers {
   private final boolean ownsExecutor;
   private final Thread waker;
   private final Waiter waiter = new Waiter();
+  private final SpinWait claimWait = new SpinWait();
   private final int partitionCount;
   /** Per partition: the Redis time (ms) at which to claim next. */
   private final AtomicLongArray wakeAt;
@@ -206,7 +207,7 @@ final class WorkerPool implements Workers {
   private int claimFrom(int p, int max) throws Exception {
     announced.set(p, Long.MAX_VALUE);
     long before = clock.localNanos();
-    RedisJobQueue.Claimed claimed = queue.claim(scripts, p, max, options.lease().toMillis()).get();
+    RedisJobQueue.Claimed claimed = claimWait.get(queue.claim(scripts, p, max, options.lease().toMillis()));
     clock.observe(claimed.redisMicros(), before, clock.localNanos());
     long nowMillis = claimed.redisMicros() / 1000;
     long sweepAt = nowMillis + options.sweepInterval().toMillis();

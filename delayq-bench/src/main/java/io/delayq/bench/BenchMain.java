@@ -1,0 +1,134 @@
+package io.delayq.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The benchmark: delayq against Redisson's {@code RDelayedQueue}, the plain sorted-set loop (one job
+ * per call, and batched) and the {@code redis-benchmark} ZADD ceiling, every scenario, one Redis.
+ * From the repository root:
+ *
+ * <pre>
+ * mvn -q -DskipTests package &amp;&amp; java -jar delayq-bench/target/delayq-bench.jar
+ * </pre>
+ *
+ * <p>Options: {@code --quick} runs smaller counts in under two minutes (the smoke test CI runs) and
+ * writes into a new temp dir unless {@code --out} is given; {@code --out=DIR} is where {@code
+ * BENCHMARKS.md} and {@code docs/bench/*.png} are written (default: the current directory).
+ *
+ * <p>It starts its own {@code redis-server} on a free port (the machine's, when it is Redis 7 or
+ * later, else the one bundled with delayq-embedded), with no persistence and {@code
+ * maxmemory-policy noeviction}, and stops it at the end. Exit code: 0 when the run completed (the
+ * targets may or may not be met: the report says), 1 when it could not run, 2 for bad arguments.
+ */
+public final class BenchMain {
+  static final String USAGE = "usage: java -jar delayq-bench.jar [--quick] [--out=DIR]\n"
+      + "  --quick    smaller counts, under two minutes (CI smoke test); writes to a temp dir unless --out is given\n"
+      + "  --out=DIR  where BENCHMARKS.md and docs/bench/*.png are written (default: the current directory)";
+
+  private BenchMain() {}
+
+  public static void main(String[] args) {
+    int code;
+    try {
+      Options options = Options.parse(args);
+      if (options.help()) {
+        System.out.println(USAGE);
+        code = 0;
+      } else {
+        Outcome outcome = run(options, System.out);
+        System.out.println("report: " + outcome.report().toAbsolutePath());
+        code = 0;
+      }
+    } catch (UsageException e) {
+      System.err.println("delayq-bench: " + e.getMessage());
+      System.err.println(USAGE);
+      code = 2;
+    } catch (RuntimeException | IOException e) {
+      System.err.println("delayq-bench failed: " + e);
+      e.printStackTrace();
+      code = 1;
+    }
+    System.exit(code);
+  }
+
+  /** Parses {@code args} and runs; for callers in the same JVM (the quick-mode test). */
+  public static Outcome run(String[] args, PrintStream out) throws IOException {
+    return run(Options.parse(args), out);
+  }
+
+  static Outcome run(Options options, PrintStream out) throws IOException {
+    System.setProperty("java.awt.headless", "true");
+    BenchSettings settings = options.quick() ? BenchSettings.quickMode() : BenchSettings.full();
+    Path outDir = options.out() != null ? options.out()
+        : options.quick() ? Files.createTempDirectory("delayq-bench-") : Path.of(".");
+    Files.createDirectories(outDir);
+    Instant date = Instant.now();
+    long start = System.nanoTime();
+    Machine machine = Machine.describe();
+    out.printf("delayq-bench (%s mode): %d cores, %s, %s RAM, Java %s; writing to %s%n",
+        settings.quick() ? "quick" : "full", machine.cores(), machine.cpuModel(), machine.ram(), machine.java(),
+        outDir.toAbsolutePath());
+    try (BenchRedis redis = BenchRedis.start()) {
+      String version = redis.version();
+      out.printf("Redis %s at %s: %s (%s)%n", version, redis.uri(), redis.binaryChoice(), redis.binary());
+      Bench bench = new Bench(settings, redis, out);
+      Results results = new Benchmark(bench).run();
+      RunInfo info = new RunInfo(date, settings, machine, version, redis.binary(), redis.binaryChoice(),
+          (System.nanoTime() - start) / 1e9);
+      List<String> names = Benchmark.CONTENDERS.stream().map(Contender.Factory::name).toList();
+      List<Path> plots = Plots.write(outDir, results, settings, names);
+      Path report = Report.write(outDir, results, info, names, plots);
+      bench.log("wrote %s and %d plots under %s", report, plots.size(), outDir.resolve(Plots.DIR));
+      for (Targets.Target t : Targets.evaluate(results, settings)) {
+        out.printf("  %-9s %s: %s%n", t.met() ? "met" : "NOT MET", t.goal(), t.measured());
+      }
+      return new Outcome(report, plots.stream().map(outDir::resolve).toList(), results);
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+  }
+
+  /**
+   * What a run produced.
+   *
+   * @param report the BENCHMARKS.md written
+   * @param plots the PNGs written
+   * @param results the figures behind them
+   */
+  public record Outcome(Path report, List<Path> plots, Results results) {}
+
+  /** An argument the benchmark does not understand. */
+  static final class UsageException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    UsageException(String message) {
+      super(message);
+    }
+  }
+
+  record Options(boolean quick, Path out, boolean help) {
+    static Options parse(String[] args) {
+      boolean quick = false;
+      boolean help = false;
+      Path out = null;
+      for (String arg : args) {
+        if (arg.equals("--quick")) {
+          quick = true;
+        } else if (arg.equals("--help") || arg.equals("-h")) {
+          help = true;
+        } else if (arg.startsWith("--out=") && arg.length() > "--out=".length()) {
+          out = Path.of(arg.substring("--out=".length()));
+        } else {
+          throw new UsageException("unknown argument '" + arg + "'");
+        }
+      }
+      return new Options(quick, out, help);
+    }
+  }
+}

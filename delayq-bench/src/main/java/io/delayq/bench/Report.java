@@ -1,0 +1,521 @@
+package io.delayq.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Writes {@code BENCHMARKS.md}: the run's header, the targets with met / not met, the ratios, one
+ * table per scenario with a row per contender (the ceiling included, marked n/a where it does not
+ * apply), the plots, and the profile table under a placeholder for the hand-written "where the time
+ * goes" paragraph.
+ */
+final class Report {
+  static final String FILE_NAME = "BENCHMARKS.md";
+
+  /** Section headings of the scenario tables, in order. */
+  static final String ENQUEUE = "## Enqueue";
+  static final String DRAIN = "## Drain";
+  static final String STEADY = "## Steady";
+  static final String IDLE = "## Idle";
+  static final String MEMORY = "## Memory";
+  static final String BACKLOG = "## Backlog growth";
+  static final String PARTITIONS = "## Partitions";
+  static final List<String> SCENARIO_SECTIONS = List.of(ENQUEUE, DRAIN, STEADY, IDLE, MEMORY, BACKLOG, PARTITIONS);
+  static final String WHERE_THE_TIME_GOES = "## Where the time goes";
+
+  private static final String NA = "n/a";
+  private static final DateTimeFormatter DATE =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'", Locale.ROOT).withZone(ZoneOffset.UTC);
+
+  private final Results r;
+  private final RunInfo info;
+  private final BenchSettings s;
+  private final List<String> contenders;
+  private final StringBuilder md = new StringBuilder();
+
+  private Report(Results results, RunInfo info, List<String> contenders) {
+    this.r = results;
+    this.info = info;
+    this.s = info.settings();
+    this.contenders = contenders;
+  }
+
+  /** Writes the report into {@code dir}; {@code plots} are paths relative to {@code dir}. */
+  static Path write(Path dir, Results results, RunInfo info, List<String> contenders, List<Path> plots)
+      throws IOException {
+    Report report = new Report(results, info, contenders);
+    Path file = dir.resolve(FILE_NAME);
+    Files.writeString(file, report.render(plots), StandardCharsets.UTF_8);
+    return file;
+  }
+
+  private String render(List<Path> plots) {
+    header();
+    targets();
+    ratios();
+    enqueue();
+    drain();
+    steady();
+    idle();
+    memory();
+    backlog();
+    partitions();
+    plots(plots);
+    whereTheTimeGoes();
+    method();
+    return md.toString();
+  }
+
+  // ---- sections ----
+
+  private void header() {
+    line("# delayq benchmarks");
+    line();
+    line("<!-- Written by delayq-bench (io.delayq.bench.BenchMain). Tables and targets are computed by the run;");
+    line("     rerun the command rather than editing them. -->");
+    line();
+    line("delayq against Redisson's `RDelayedQueue`, the plain sorted-set loop (one job per call, and batched),");
+    line("and the ceiling `redis-benchmark` reaches with bare `ZADD`s, all in one run on one Redis. One command,");
+    line("from the repository root, builds everything and runs it all:");
+    line();
+    line("    " + RunInfo.COMMAND);
+    line();
+    line("Add `--quick` for the smoke run CI uses (smaller counts, under two minutes, written to a temp dir),");
+    line("and `--out=DIR` to write `BENCHMARKS.md` and `docs/bench/*.png` somewhere other than the current directory.");
+    line();
+    line("## This run");
+    line();
+    Machine m = info.machine();
+    row("", "");
+    line("|---|---|");
+    row("date", DATE.format(info.date()));
+    row("mode", s.quick() ? "quick (`--quick`: smaller counts; not the figures to quote)" : "full");
+    row("wall time", minutes(info.wallSeconds()));
+    row("machine", m.cores() + " cores (nproc), " + m.cpuModel() + ", " + m.ram() + " RAM, " + m.os());
+    row("Java", m.java());
+    row("Redis", info.redisVersion() + ": " + info.redisChoice() + " (`" + info.redisBinary()
+        + "`), `save \"\"`, no AOF, `maxmemory-policy noeviction`, on 127.0.0.1; FLUSHALL between runs");
+    row("delayq", RunInfo.delayqVersion() + ", public API only: `schedule`, `scheduleAll` in chunks of "
+        + Fmt.count(s.bulkChunk()) + ", `startWorkers` with concurrency " + s.workerThreads()
+        + ", other options default; 1 partition unless said");
+    row("Redisson", RunInfo.redissonVersion() + ", `RDelayedQueue` over `RBlockingQueue`, single server, codec "
+        + RedissonContender.defaultCodec() + " (its default), every other setting default; " + s.workerThreads()
+        + " consumer threads in `take()`");
+    row("sorted-set loop", "Lettuce " + RunInfo.lettuceVersion() + "; " + s.workerThreads()
+        + " consumer threads, each with its own connection, running the claim script by EVALSHA; 100 ms sleep when"
+        + " nothing is due; batched variant: up to " + SortedSetLoopContender.BATCH + " per call");
+    row("ceiling", r.ceiling == null ? NA : r.ceiling.available()
+        ? "`" + r.ceiling.tool() + " -t zadd -c " + Ceiling.CLIENTS + " -r 1000000` (and `-P " + Ceiling.PIPELINE + "`)"
+        : r.ceiling.unavailable());
+    line();
+  }
+
+  private void targets() {
+    List<Targets.Target> targets = Targets.evaluate(r, s);
+    line("## Targets");
+    line();
+    line("The issue's targets for delayq, checked against this run's figures.");
+    line();
+    row("target", "measured", "result");
+    line("|---|---|---|");
+    for (Targets.Target t : targets) {
+      row(t.goal(), t.measured(), t.met() ? "**met**" : "**not met**");
+    }
+    long met = targets.stream().filter(Targets.Target::met).count();
+    line();
+    line(met + " of " + targets.size() + " targets met.");
+    line();
+  }
+
+  private void ratios() {
+    String redisson = RedissonContender.NAME;
+    String loop = SortedSetLoopContender.BATCHED_NAME;
+    line("## delayq against the others");
+    line();
+    line("Ratios are delayq's figure over the other's: above 1 is better for throughputs, below 1 for lateness,");
+    line("memory and idle commands. The ceiling is bare `ZADD` (50 clients; pipelined `-P 64` for bulk).");
+    line();
+    row("figure", "delayq", "Redisson", "delayq/Redisson", "batched loop", "delayq/batched loop", "ceiling",
+        "delayq/ceiling");
+    line("|---|---:|---:|---:|---:|---:|---:|---:|");
+    ratioRow("enqueue, synchronous (jobs/s)", v(r.enqueue, Results.EnqueueResult::contender,
+        Results.EnqueueResult::syncPerSecond), Fmt::rate, redisson, loop,
+        r.ceiling == null ? Double.NaN : r.ceiling.zaddPerSecond());
+    ratioRow("enqueue, bulk (jobs/s)", v(r.enqueue, Results.EnqueueResult::contender,
+        Results.EnqueueResult::bulkPerSecond), Fmt::rate, redisson, loop,
+        r.ceiling == null ? Double.NaN : r.ceiling.pipelinedZaddPerSecond());
+    ratioRow("drain (jobs/s)", v(r.drain, Results.DrainResult::contender, Results.DrainResult::perSecond),
+        Fmt::rate, redisson, loop, Double.NaN);
+    ratioRow("steady lateness p99 (ms)", v(r.steady, Results.SteadyResult::contender,
+        x -> x.lateness() == null ? Double.NaN : x.lateness().p99Micros()), Fmt::ms, redisson, loop, Double.NaN);
+    ratioRow("steady Redis commands per job", v(r.steady, Results.SteadyResult::contender,
+        Results.SteadyResult::commandsPerJob), x -> Fmt.decimal(x, 2), redisson, loop, Double.NaN);
+    ratioRow("idle Redis commands/s", v(r.idle, Results.IdleResult::contender,
+        Results.IdleResult::commandsPerSecond), x -> Fmt.decimal(x, 1), redisson, loop, Double.NaN);
+    ratioRow("memory per pending job (bytes)", v(r.memory, Results.MemoryResult::contender,
+        Results.MemoryResult::bytesPerJob), x -> Fmt.decimal(x, 0), redisson, loop, Double.NaN);
+    line();
+  }
+
+  private void ratioRow(String figure, Function<String, Double> value, Function<Double, String> format,
+      String redisson, String loop, double ceiling) {
+    double mine = value.apply(DelayqContender.NAME);
+    double theirs = value.apply(redisson);
+    double loopValue = value.apply(loop);
+    row(figure, format.apply(mine), format.apply(theirs), Fmt.ratio(mine / theirs), format.apply(loopValue),
+        Fmt.ratio(mine / loopValue), Double.isNaN(ceiling) ? NA : format.apply(ceiling),
+        Double.isNaN(ceiling) ? NA : Fmt.ratio(mine / ceiling));
+  }
+
+  private void enqueue() {
+    line(ENQUEUE);
+    line();
+    line(Fmt.count(s.enqueueJobs()) + " jobs from one producer thread, due in a day (nothing is consumed): first one"
+        + " plain synchronous call per job, then the bulk call in chunks of " + Fmt.count(s.bulkChunk())
+        + " (delayq `scheduleAll`, Redisson `offerAsync` then await all, the loop pipelined `ZADD`s). Lost and"
+        + " duplicates compare what Redis holds afterwards with what was sent, over both runs.");
+    line();
+    row("contender", "sync jobs/s", "bulk jobs/s", "lost", "duplicates", "note");
+    line("|---|---:|---:|---:|---:|---|");
+    for (String c : contenders) {
+      Optional<Results.EnqueueResult> x = Results.find(r.enqueue, e -> e.contender().equals(c));
+      row(c, x.map(e -> Fmt.rate(e.syncPerSecond())).orElse(Fmt.NONE),
+          x.map(e -> Fmt.rate(e.bulkPerSecond())).orElse(Fmt.NONE),
+          lost(x.map(Results.EnqueueResult::integrity)), duplicates(x.map(Results.EnqueueResult::integrity)),
+          x.map(Results.EnqueueResult::note).orElse("not run"));
+    }
+    if (r.ceiling != null && r.ceiling.available()) {
+      row(Ceiling.NAME, Fmt.rate(r.ceiling.zaddPerSecond()) + " (" + Ceiling.CLIENTS + " clients)",
+          Fmt.rate(r.ceiling.pipelinedZaddPerSecond()) + " (-P " + Ceiling.PIPELINE + ")", NA, NA,
+          "bare ZADD, not a queue");
+    } else {
+      row(Ceiling.NAME, NA, NA, NA, NA, r.ceiling == null ? "not run" : r.ceiling.unavailable());
+    }
+    line();
+  }
+
+  private void drain() {
+    line(DRAIN);
+    line();
+    line(Fmt.count(s.drainJobs()) + " jobs, all due before the " + s.workerThreads() + " consumer threads start; jobs/s"
+        + " from worker start to the last job's first delivery (delayq: claim, handler and ack; Redisson: transfer"
+        + " to the target queue and `take()`; the loop: claim script, which removes the job).");
+    line();
+    row("contender", "jobs", "jobs/s", "lost", "duplicates", "note");
+    line("|---|---:|---:|---:|---:|---|");
+    for (String c : contenders) {
+      Optional<Results.DrainResult> x = Results.find(r.drain, e -> e.contender().equals(c));
+      row(c, Fmt.count(s.drainJobs()), x.map(e -> Fmt.rate(e.perSecond())).orElse(Fmt.NONE),
+          lost(x.map(Results.DrainResult::integrity)), duplicates(x.map(Results.DrainResult::integrity)),
+          x.map(e -> noteWithUnexpected(e.note(), e.integrity())).orElse("not run"));
+    }
+    ceilingNotApplicable(4);
+    line();
+  }
+
+  private void steady() {
+    line(STEADY);
+    line();
+    line(Fmt.count(s.steadyRatePerSecond()) + " jobs/s for " + s.steadyDuration().toSeconds() + " s from one producer"
+        + " thread (plain synchronous call, paced to a fixed schedule), each due " + s.steadyDueIn().toMillis()
+        + " ms after it is scheduled, " + s.workerThreads() + " consumer threads running. Lateness = handler start"
+        + " (`Clock.systemUTC()`, µs) minus due time; early ones are counted and recorded as 0. Commands per job ="
+        + " `total_commands_processed` delta / jobs, from just before the first schedule to the last delivery (the"
+        + " target is checked against this); commandstats calls also count the commands scripts run inside.");
+    line();
+    row("contender", "jobs", "offered jobs/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "early", "commands/job",
+        "commandstats calls/job", "lost", "duplicates", "note");
+    line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    for (String c : contenders) {
+      Optional<Results.SteadyResult> x = Results.find(r.steady, e -> e.contender().equals(c));
+      Optional<Lateness> l = x.map(Results.SteadyResult::lateness);
+      row(c, Fmt.count(s.steadyJobs()), x.map(e -> Fmt.rate(e.achievedRate())).orElse(Fmt.NONE),
+          l.map(v -> Fmt.ms(v.p50Micros())).orElse(Fmt.NONE), l.map(v -> Fmt.ms(v.p99Micros())).orElse(Fmt.NONE),
+          l.map(v -> Fmt.ms(v.p999Micros())).orElse(Fmt.NONE), l.map(v -> Fmt.ms(v.maxMicros())).orElse(Fmt.NONE),
+          l.map(v -> Long.toString(v.early())).orElse(Fmt.NONE),
+          x.map(e -> Fmt.decimal(e.commandsPerJob(), 2)).orElse(Fmt.NONE),
+          x.filter(e -> e.redis() != null)
+              .map(e -> Fmt.decimal((double) e.redis().commandstatsCalls() / e.jobs(), 2)).orElse(Fmt.NONE),
+          lost(x.map(Results.SteadyResult::integrity)), duplicates(x.map(Results.SteadyResult::integrity)),
+          x.map(e -> noteWithUnexpected(e.note(), e.integrity())).orElse("not run"));
+    }
+    ceilingNotApplicable(11);
+    line();
+  }
+
+  private void idle() {
+    line(IDLE);
+    line();
+    line(s.workerThreads() + " consumer threads on an empty queue for " + s.idleDuration().toSeconds()
+        + " s (after 1 s to settle). Redis commands/s from the `total_commands_processed` delta. CPU is the"
+        + " benchmark JVM's process CPU time (`OperatingSystemMXBean.getProcessCpuTime`) over the same span, as %"
+        + " of one core: only that contender runs in it then, so it is the worker process's CPU, JIT and GC"
+        + " included.");
+    line();
+    row("contender", "Redis commands/s", "worker JVM CPU (% of a core)", "lost", "duplicates", "note");
+    line("|---|---:|---:|---:|---:|---|");
+    for (String c : contenders) {
+      Optional<Results.IdleResult> x = Results.find(r.idle, e -> e.contender().equals(c));
+      row(c, x.map(e -> Fmt.decimal(e.commandsPerSecond(), 1)).orElse(Fmt.NONE),
+          x.map(e -> Fmt.decimal(e.cpuPercentOfCore(), 2)).orElse(Fmt.NONE),
+          lost(x.map(Results.IdleResult::integrity)), duplicates(x.map(Results.IdleResult::integrity)),
+          x.map(e -> noteWithUnexpected(e.note(), e.integrity())).orElse("not run"));
+    }
+    ceilingNotApplicable(4);
+    line();
+  }
+
+  private void memory() {
+    line(MEMORY);
+    line();
+    line(Fmt.count(s.memoryJobs()) + " jobs pending a day away, " + Job.PAYLOAD_BYTES + "-byte payloads, loaded with"
+        + " the bulk call; `used_memory` after minus before (taken once the contender had connected), per job.");
+    line();
+    row("contender", "pending jobs", "bytes per job", "lost", "duplicates", "note");
+    line("|---|---:|---:|---:|---:|---|");
+    for (String c : contenders) {
+      Optional<Results.MemoryResult> x = Results.find(r.memory, e -> e.contender().equals(c));
+      row(c, Fmt.count(s.memoryJobs()), x.map(e -> Fmt.decimal(e.bytesPerJob(), 0)).orElse(Fmt.NONE),
+          lost(x.map(Results.MemoryResult::integrity)), duplicates(x.map(Results.MemoryResult::integrity)),
+          x.map(Results.MemoryResult::note).orElse("not run"));
+    }
+    ceilingNotApplicable(4);
+    line();
+  }
+
+  private void backlog() {
+    List<Integer> sizes = s.backlogSizes();
+    line(BACKLOG);
+    line();
+    line("Dispatch throughput (jobs/s, as in the drain) of " + Fmt.count(s.backlogDueJobs()) + " due jobs while "
+        + sizes.stream().map(Fmt::size).reduce((a, b) -> a + ", " + b).orElse("") + " jobs are pending a day away."
+        + " A flat row means the claim cost does not grow with the queue. Backlogs are loaded with the bulk call"
+        + " from " + s.loadThreads() + " threads. Lost and duplicates are over all sizes; a backlog job delivered"
+        + " early would be counted as unexpected.");
+    line();
+    List<String> header = new ArrayList<>(List.of("contender"));
+    sizes.forEach(n -> header.add(Fmt.size(n) + " pending"));
+    header.addAll(List.of(Fmt.size(sizes.get(sizes.size() - 1)) + " / " + Fmt.size(sizes.get(0)), "lost",
+        "duplicates", "note"));
+    row(header.toArray(String[]::new));
+    line("|---" + "|---:".repeat(sizes.size() + 3) + "|---|");
+    for (String c : contenders) {
+      List<String> cells = new ArrayList<>(List.of(c));
+      List<String> notes = new ArrayList<>();
+      Integrity sum = Integrity.NONE;
+      boolean any = false;
+      for (int size : sizes) {
+        Optional<Results.DrainResult> x =
+            Results.find(r.backlog, e -> e.contender().equals(c) && e.backlog() == size);
+        cells.add(x.map(e -> Fmt.rate(e.perSecond())).orElse(Fmt.NONE));
+        if (x.isPresent() && x.get().integrity() != null) {
+          sum = sum.plus(x.get().integrity());
+          any = true;
+        }
+        x.filter(e -> e.note() != null && !e.note().isEmpty())
+            .ifPresent(e -> notes.add(Fmt.size(size) + ": " + e.note()));
+        x.filter(e -> e.backlogLoadSeconds() > 0)
+            .ifPresent(e -> notes.add(Fmt.size(size) + " loaded in " + Fmt.decimal(e.backlogLoadSeconds(), 1) + " s"));
+      }
+      double first = rate(c, sizes.get(0));
+      double last = rate(c, sizes.get(sizes.size() - 1));
+      cells.add(Fmt.percent(last / first));
+      cells.add(any ? Long.toString(sum.lost()) : Fmt.NONE);
+      cells.add(any ? Long.toString(sum.duplicates()) : Fmt.NONE);
+      if (sum.unexpected() > 0) {
+        notes.add(sum.unexpected() + " unexpected deliveries");
+      }
+      cells.add(String.join("; ", notes));
+      row(cells.toArray(String[]::new));
+    }
+    List<String> ceiling = new ArrayList<>(List.of(Ceiling.NAME));
+    for (int i = 0; i < sizes.size() + 3; i++) {
+      ceiling.add(NA);
+    }
+    ceiling.add("bare ZADD, not a queue");
+    row(ceiling.toArray(String[]::new));
+    line();
+  }
+
+  private double rate(String contender, int backlog) {
+    return Results.find(r.backlog, e -> e.contender().equals(contender) && e.backlog() == backlog)
+        .map(Results.DrainResult::perSecond).orElse(Double.NaN);
+  }
+
+  private void partitions() {
+    List<Integer> counts = s.partitionCounts();
+    line(PARTITIONS);
+    line();
+    line("delayq's drain (" + Fmt.count(s.partitionJobs()) + " due jobs, " + s.workerThreads() + " handler threads)"
+        + " with its queue split over " + counts.stream().map(String::valueOf).reduce((a, b) -> a + ", " + b)
+        .orElse("") + " partitions, on the one Redis node (partitions spread a queue over a Redis Cluster; on one"
+        + " node this shows what they cost or save). The others have no partitions.");
+    line();
+    List<String> header = new ArrayList<>(List.of("contender"));
+    counts.forEach(n -> header.add(n + (n == 1 ? " partition" : " partitions") + " (jobs/s)"));
+    header.addAll(List.of("lost", "duplicates", "note"));
+    row(header.toArray(String[]::new));
+    line("|---" + "|---:".repeat(counts.size() + 2) + "|---|");
+    for (String c : contenders) {
+      List<String> cells = new ArrayList<>(List.of(c));
+      if (!c.equals(DelayqContender.NAME)) {
+        for (int i = 0; i < counts.size() + 2; i++) {
+          cells.add(NA);
+        }
+        cells.add("no partitions");
+        row(cells.toArray(String[]::new));
+        continue;
+      }
+      Integrity sum = Integrity.NONE;
+      List<String> notes = new ArrayList<>();
+      for (int n : counts) {
+        Optional<Results.DrainResult> x = Results.find(r.partitions, e -> e.partitions() == n);
+        cells.add(x.map(e -> Fmt.rate(e.perSecond())).orElse(Fmt.NONE));
+        if (x.isPresent() && x.get().integrity() != null) {
+          sum = sum.plus(x.get().integrity());
+        }
+        x.filter(e -> e.note() != null && !e.note().isEmpty()).ifPresent(e -> notes.add(n + ": " + e.note()));
+      }
+      cells.add(Long.toString(sum.lost()));
+      cells.add(Long.toString(sum.duplicates()));
+      if (sum.unexpected() > 0) {
+        notes.add(sum.unexpected() + " unexpected deliveries");
+      }
+      cells.add(String.join("; ", notes));
+      row(cells.toArray(String[]::new));
+    }
+    List<String> ceiling = new ArrayList<>(List.of(Ceiling.NAME));
+    for (int i = 0; i < counts.size() + 2; i++) {
+      ceiling.add(NA);
+    }
+    ceiling.add("bare ZADD, not a queue");
+    row(ceiling.toArray(String[]::new));
+    line();
+  }
+
+  private void plots(List<Path> plots) {
+    line("## Plots");
+    line();
+    if (plots.isEmpty()) {
+      line("No plots were written (see the run's log).");
+    }
+    for (Path plot : plots) {
+      String name = plot.getFileName().toString().replaceFirst("\\.png$", "");
+      line("![" + name + "](" + plot.toString().replace('\\', '/') + ")");
+      line();
+    }
+  }
+
+  private void whereTheTimeGoes() {
+    line(WHERE_THE_TIME_GOES);
+    line();
+    line("> **Placeholder:** the paragraph on where the time goes, and what would make delayq faster, is written by");
+    line("> hand from the profile below. Per job, over the drain and the steady scenarios: Redis CPU (`used_cpu_user"
+        + " + used_cpu_sys` delta), commands (`total_commands_processed`), calls counted by `INFO commandstats`"
+        + " (script-internal commands included), bytes in and out (`total_net_input_bytes`,"
+        + " `total_net_output_bytes`), and the mean time of one EVALSHA from commandstats.");
+    line();
+    row("contender", "scenario", "Redis CPU µs/job", "commands/job", "commandstats calls/job", "bytes in/job",
+        "bytes out/job", "EVALSHA calls/job", "µs per EVALSHA");
+    line("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (String c : contenders) {
+      Results.find(r.drain, e -> e.contender().equals(c) && e.redis() != null)
+          .ifPresent(e -> profileRow(c, "drain", e.redis(), e.jobs()));
+      Results.find(r.steady, e -> e.contender().equals(c) && e.redis() != null)
+          .ifPresent(e -> profileRow(c, "steady", e.redis(), e.jobs()));
+    }
+    line();
+  }
+
+  private void profileRow(String contender, String scenario, RedisStats.Delta d, int jobs) {
+    row(contender, scenario, Fmt.decimal(d.cpuMicros() / jobs, 1), Fmt.decimal((double) d.commands() / jobs, 2),
+        Fmt.decimal((double) d.commandstatsCalls() / jobs, 2), Fmt.decimal((double) d.netInBytes() / jobs, 0),
+        Fmt.decimal((double) d.netOutBytes() / jobs, 0), Fmt.decimal((double) d.evalshaCalls() / jobs, 3),
+        Fmt.decimal(d.evalshaMicrosPerCall(), 1));
+  }
+
+  private void method() {
+    line("## How it is measured");
+    line();
+    line("- One JVM runs the contenders one after another against the same Redis; before each run Redis is"
+        + " emptied (FLUSHALL) and the JVM collects garbage; each contender first runs a short untimed warm-up.");
+    line("- Each job has an id (its number), a " + Job.PAYLOAD_BYTES + "-byte ASCII payload and a due time in epoch"
+        + " ms. delayq gets the due time with `JobRequest.withRunAt` and reports it back as `LeasedJob.runAt()`;"
+        + " Redisson gets a delay (due minus now, at least 0) and carries `id:due:payload` as its value; the loop"
+        + " uses the due time as score and `id:payload` as member, and its script returns the score.");
+    line("- Integrity is counted by id in every scenario: lost = jobs never delivered, duplicates = deliveries"
+        + " beyond the first; where nothing is consumed (enqueue, memory) it compares what Redis holds with what"
+        + " was sent.");
+    line("- Drain and backlog runs load the due jobs through one client with a due time just after the load is"
+        + " expected to end, close it, and start the workers on a fresh client once all are due, so that no"
+        + " contender (Redisson moves due values from whatever client holds the delayed queue) dispatches before"
+        + " the clock starts.");
+    line("- Redis counters come from `INFO all` snapshots; the snapshot's own command and traffic are left out.");
+    line("- The loop's consumers decide what is due by their own clock; delayq's by the Redis server's clock;"
+        + " both run on this machine, so their clocks agree.");
+    line();
+  }
+
+  // ---- helpers ----
+
+  private void ceilingNotApplicable(int cells) {
+    List<String> row = new ArrayList<>(List.of(Ceiling.NAME));
+    for (int i = 0; i < cells; i++) {
+      row.add(NA);
+    }
+    row.add("bare ZADD, not a queue: see the enqueue table");
+    row(row.toArray(String[]::new));
+  }
+
+  private static <T> Function<String, Double> v(List<T> results, Function<T, String> contender,
+      java.util.function.ToDoubleFunction<T> figure) {
+    return name -> Results.find(results, x -> contender.apply(x).equals(name))
+        .map(figure::applyAsDouble).orElse(Double.NaN);
+  }
+
+  private static String lost(Optional<Integrity> integrity) {
+    return integrity.map(i -> Long.toString(i.lost())).orElse(Fmt.NONE);
+  }
+
+  private static String duplicates(Optional<Integrity> integrity) {
+    return integrity.map(i -> Long.toString(i.duplicates())).orElse(Fmt.NONE);
+  }
+
+  private static String noteWithUnexpected(String note, Integrity integrity) {
+    if (integrity == null || integrity.unexpected() == 0) {
+      return note;
+    }
+    String unexpected = integrity.unexpected() + " unexpected deliveries";
+    return note == null || note.isEmpty() ? unexpected : note + "; " + unexpected;
+  }
+
+  private static String minutes(double seconds) {
+    long s = Math.round(seconds);
+    return s / 60 + " min " + s % 60 + " s";
+  }
+
+  private void row(String... cells) {
+    StringBuilder b = new StringBuilder("|");
+    for (String cell : cells) {
+      b.append(' ').append(cell == null ? "" : cell.replace("|", "\\|").replace("\n", " ")).append(" |");
+    }
+    line(b.toString());
+  }
+
+  private void line(String text) {
+    md.append(text).append('\n');
+  }
+
+  private void line() {
+    md.append('\n');
+  }
+}
