@@ -15,48 +15,64 @@
 local now_us = redis_now_us()
 local now_ms = math.floor(now_us / 1000)
 
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', lease_expired_max(now_ms), 'WITHSCORES',
-                          'LIMIT', 0, tonumber(ARGV[3]))
-for i = 1, #expired, 2 do
-  local id = expired[i]
-  local attempts = lease_attempt(expired[i + 1])
-  redis.call('ZREM', KEYS[2], id)
-  local record = redis.call('HGET', KEYS[3], id)
-  if record then
-    redis.call('HSET', KEYS[4], id, attempts)
-    if attempts >= max_attempts_of(record) then
-      bury(KEYS[5], KEYS[3], KEYS[4], KEYS[6], id, now_ms,
-           'lease expired on attempt ' .. attempts .. ' of ' .. max_attempts_of(record), tonumber(ARGV[4]), tonumber(ARGV[5]))
+-- Expired leases go back to the schedule first, so that a dead worker's jobs are claimed in turn.
+-- The earliest lease is read anyway for the next wake-up, so the common case costs one call.
+local first_lease = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+if first_lease[2] and lease_deadline(first_lease[2]) <= now_ms then
+  local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', lease_expired_max(now_ms), 'WITHSCORES',
+                            'LIMIT', 0, tonumber(ARGV[3]))
+  for i = 1, #expired, 2 do
+    local id = expired[i]
+    local attempts = lease_attempt(expired[i + 1])
+    redis.call('ZREM', KEYS[2], id)
+    local record = redis.call('HGET', KEYS[3], id)
+    if record then
+      redis.call('HSET', KEYS[4], id, attempts)
+      if attempts >= max_attempts_of(record) then
+        bury(KEYS[5], KEYS[3], KEYS[4], KEYS[6], id, now_ms,
+             'lease expired on attempt ' .. attempts .. ' of ' .. max_attempts_of(record),
+             tonumber(ARGV[4]), tonumber(ARGV[5]))
+      else
+        redis.call('ZADD', KEYS[1], now_ms, id)
+      end
     else
-      redis.call('ZADD', KEYS[1], now_ms, id)
+      redis.call('HDEL', KEYS[4], id)
     end
-  else
-    redis.call('HDEL', KEYS[4], id)
+  end
+  first_lease = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+end
+
+local wake = -1
+local function wake_at(ms)
+  if ms and (wake == -1 or ms < wake) then
+    wake = ms
   end
 end
-
-local function next_wake()
-  local s = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  local a = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  local wake = -1
-  if s[2] then wake = tonumber(s[2]) end
-  if a[2] and (wake == -1 or lease_deadline(a[2]) < wake) then wake = lease_deadline(a[2]) end
-  return wake
+if first_lease[2] then
+  wake_at(lease_deadline(first_lease[2]))
 end
 
+local max = tonumber(ARGV[1])
 if redis.call('EXISTS', KEYS[7]) == 1 then
-  return {now_us, next_wake(), 1}
+  max = 0
+end
+-- One more than asked for: the first job that is not taken tells when to look again.
+local head = redis.call('ZRANGE', KEYS[1], 0, max, 'WITHSCORES')
+local count = 0
+while count < max and head[2 * count + 2] and tonumber(head[2 * count + 2]) <= now_ms do
+  count = count + 1
+end
+if head[2 * count + 2] then
+  wake_at(tonumber(head[2 * count + 2]))
 end
 
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
-local out = {now_us, 0, 0}
-if #due > 0 then
-  -- One multi-key call per step for the whole batch: the per-job cost stays in Lua, not in Redis calls.
+local out = {now_us, 0, max == 0 and tonumber(ARGV[1]) > 0 and 1 or 0}
+if count > 0 then
   local ids = {}
-  for i = 1, #due, 2 do
-    ids[#ids + 1] = due[i]
+  for i = 1, count do
+    ids[i] = head[2 * i - 1]
   end
-  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, #ids - 1)
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, count - 1)
   local records = redis.call('HMGET', KEYS[3], unpack(ids))
   -- Only jobs tried before have an attempts entry; most partitions most of the time have none.
   local attempts = {}
@@ -81,7 +97,7 @@ if #due > 0 then
       zadd[nz + 2] = id
       nz = nz + 2
       out[no + 1] = id
-      out[no + 2] = due[2 * i]
+      out[no + 2] = head[2 * i]
       out[no + 3] = attempt
       out[no + 4] = record
       no = no + 4
@@ -89,7 +105,8 @@ if #due > 0 then
   end
   if nz > 0 then
     redis.call('ZADD', KEYS[2], unpack(zadd))
+    wake_at(deadline)
   end
 end
-out[2] = next_wake()
+out[2] = wake
 return out

@@ -11,7 +11,7 @@
 -- 2 replaced, 0 kept (dueMs: the existing job's due time, or -1 when it is active or dead), -1 refused
 -- because a worker holds that job right now (dueMs -1).
 -- @include clock
-local now_ms = math.floor(redis_now_us() / 1000)
+local now_ms
 local out = {}
 local placed = {}
 
@@ -20,6 +20,8 @@ for i = 3, #ARGV, 5 do
   -- why: an absolute time stays text, sparing Redis a float-to-text conversion per job
   local due_ms = ARGV[i + 3]
   if ARGV[i + 2] == 'd' then
+    -- why: TIME only when a delay needs it; absolute times are scheduled without it
+    now_ms = now_ms or math.floor(redis_now_us() / 1000)
     due_ms = string.format('%d', now_ms + tonumber(due_ms))
   end
   local outcome = 1
