@@ -8,6 +8,7 @@ import io.delayq.RedisUnavailableException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -61,7 +62,10 @@ public final class DelayqClient implements AutoCloseable {
             .autoReconnect(true)
             // why: a producer must fail at once while Redis is away, not queue commands silently
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))
+            // why: no Lettuce command timeouts; they schedule a timer task per command, which cuts
+            // a synchronous caller's rate several times over. Callers bound their own waits instead.
+            .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
+            .socketOptions(SocketOptions.builder().connectTimeout(settings.commandTimeout()).keepAlive(true).build())
             .build());
     try {
       this.connection = redisClient.connect(ByteArrayCodec.INSTANCE);
@@ -178,7 +182,7 @@ public final class DelayqClient implements AutoCloseable {
 
   /** Waits for a reply to a caller's synchronous call and maps its failure. */
   <T> T await(CompletableFuture<T> future, String queue, String id, int attempt) {
-    return Errors.await(future, replyWait, displayUri, queue, id, attempt);
+    return Errors.await(future, replyWait, settings.commandTimeout(), displayUri, queue, id, attempt);
   }
 
   String displayUri() {

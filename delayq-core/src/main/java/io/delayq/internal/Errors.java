@@ -13,6 +13,8 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.time.Duration;
 
 /**
  * Turns what Redis and Lettuce throw into delayq's exceptions, in one place. Scripts signal refusals
@@ -23,9 +25,20 @@ public final class Errors {
 
   /** Waits for {@code future} and maps its failure. */
   static <T> T await(
-      CompletableFuture<T> future, SpinWait wait, String redisUri, String queue, String id, int attempt) {
+      CompletableFuture<T> future,
+      SpinWait wait,
+      Duration timeout,
+      String redisUri,
+      String queue,
+      String id,
+      int attempt) {
     try {
-      return wait.get(future);
+      return wait.get(future, timeout.toNanos());
+    } catch (TimeoutException e) {
+      throw new RedisUnavailableException(
+          "Redis at " + redisUri + " did not answer within " + timeout
+              + "; check that it is running and not overloaded, or raise commandTimeout",
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new RedisUnavailableException("interrupted while waiting for Redis at " + redisUri, e);

@@ -2,42 +2,54 @@ package io.delayq.internal;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Waits for a Redis reply by spinning briefly before blocking. A loopback round trip takes tens of
  * microseconds, and waking a parked thread can cost as much again (more on virtual machines), so a
- * short spin roughly triples a synchronous caller's rate. When replies keep arriving too late to
- * catch (Redis busy, or no spare core to spin on), spinning only burns CPU that others need: then
- * it stops, and is tried again now and then.
+ * short spin roughly doubles a synchronous caller's rate. When most replies arrive too late to be
+ * caught (Redis busy, or no spare core to spin on), spinning only burns CPU that others need: it
+ * then pauses for a while and tries again.
  */
 final class SpinWait {
   private static final long SPIN_NANOS = 100_000;
-  private static final int GIVE_UP_AFTER_MISSES = 4;
-  private static final int RETRY_EVERY = 64;
+  /** Spinning goes on while at least this many of the last 64 spins caught their reply. */
+  private static final int MIN_HITS_OF_64 = 16;
+  private static final int PAUSE_CALLS = 256;
 
-  private volatile int misses;
-  private volatile int skipped;
+  // why: racy fields are fine here; they only steer a heuristic, and a lost update costs nothing
+  private long history = -1L;
+  private int pausedCalls;
 
-  <T> T get(CompletableFuture<T> future) throws InterruptedException, ExecutionException {
+  /**
+   * The reply, waiting at most {@code timeoutNanos}.
+   *
+   * @throws TimeoutException when Redis did not answer in time
+   */
+  <T> T get(CompletableFuture<T> future, long timeoutNanos)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    long start = System.nanoTime();
     if (!future.isDone() && shouldSpin()) {
-      long until = System.nanoTime() + SPIN_NANOS;
+      long until = start + SPIN_NANOS;
       while (!future.isDone() && System.nanoTime() < until) {
         Thread.onSpinWait();
       }
-      // why: racy counters are fine; they only steer a heuristic
-      misses = future.isDone() ? 0 : misses + 1;
+      history = (history << 1) | (future.isDone() ? 1 : 0);
+      if (Long.bitCount(history) < MIN_HITS_OF_64) {
+        pausedCalls = PAUSE_CALLS;
+      }
     }
-    return future.get();
+    return future.get(timeoutNanos - (System.nanoTime() - start), TimeUnit.NANOSECONDS);
   }
 
   private boolean shouldSpin() {
-    if (misses < GIVE_UP_AFTER_MISSES) {
-      return true;
+    if (pausedCalls > 0) {
+      if (--pausedCalls == 0) {
+        history = -1L;
+      }
+      return false;
     }
-    if (++skipped % RETRY_EVERY == 0) {
-      misses = GIVE_UP_AFTER_MISSES - 1;
-      return true;
-    }
-    return false;
+    return true;
   }
 }

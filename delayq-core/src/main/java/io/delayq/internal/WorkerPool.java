@@ -207,7 +207,10 @@ final class WorkerPool implements Workers {
   private int claimFrom(int p, int max) throws Exception {
     announced.set(p, Long.MAX_VALUE);
     long before = clock.localNanos();
-    RedisJobQueue.Claimed claimed = claimWait.get(queue.claim(scripts, p, max, options.lease().toMillis()));
+    RedisJobQueue.Claimed claimed =
+        claimWait.get(
+            queue.claim(scripts, p, max, options.lease().toMillis()),
+            client.settings().commandTimeout().toNanos());
     clock.observe(claimed.redisMicros(), before, clock.localNanos());
     long nowMillis = claimed.redisMicros() / 1000;
     long sweepAt = nowMillis + options.sweepInterval().toMillis();
