@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -56,6 +57,9 @@ final class WorkerPool implements Workers {
   private final AtomicLongArray announced;
   private final Acker[] ackers;
   private final Map<RedisJobQueue.Attempt, LeasedJob> running = new ConcurrentHashMap<>();
+  /** Claimed jobs not yet started, taken by up to {@code concurrency} drainer tasks. */
+  private final ConcurrentLinkedQueue<Ready> ready = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger drainers = new AtomicInteger();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicInteger pendingWrites = new AtomicInteger();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -221,6 +225,7 @@ final class WorkerPool implements Workers {
     for (LeasedJob job : claimed.jobs()) {
       dispatch(p, job);
     }
+    startDrainers();
     return claimed.jobs().size();
   }
 
@@ -237,17 +242,60 @@ final class WorkerPool implements Workers {
 
   // ---- running handlers ----
 
+  /** A claimed job waiting for a handler thread. */
+  private record Ready(int partition, RedisJobQueue.Attempt key, LeasedJob job) {}
+
   private void dispatch(int p, LeasedJob job) {
     RedisJobQueue.Attempt key = new RedisJobQueue.Attempt(job.id(), job.attempt());
     inFlight.incrementAndGet();
     running.put(key, job);
+    ready.add(new Ready(p, key, job));
+  }
+
+  /**
+   * Makes sure enough handler tasks run to take the ready jobs: at most one per unit of
+   * concurrency, each taking jobs until none is left. One task per batch rather than per job
+   * spares a thread hand-off per job.
+   */
+  private void startDrainers() {
+    while (!ready.isEmpty()) {
+      int running = drainers.get();
+      if (running >= options.concurrency()) {
+        return;
+      }
+      if (drainers.compareAndSet(running, running + 1)) {
+        try {
+          executor.execute(this::drain);
+        } catch (RejectedExecutionException e) {
+          drainers.decrementAndGet();
+          log.warn("executor refused work for queue '{}'; handing the waiting jobs back", queue.name());
+          handBackReady();
+          return;
+        }
+      }
+    }
+  }
+
+  private void drain() {
     try {
-      executor.execute(() -> runJob(p, key, job));
-    } catch (RejectedExecutionException e) {
-      running.remove(key);
-      inFlight.decrementAndGet();
-      log.warn("executor refused job '{}' of queue '{}'; handing it back", job.id(), queue.name());
-      track(queue.release(scripts, job.id(), job.attempt()));
+      Ready next;
+      while ((next = ready.poll()) != null) {
+        runJob(next.partition(), next.key(), next.job());
+      }
+    } finally {
+      drainers.decrementAndGet();
+    }
+    // why: a job added between the last poll and the decrement above would otherwise wait
+    startDrainers();
+  }
+
+  private void handBackReady() {
+    Ready next;
+    while ((next = ready.poll()) != null) {
+      if (running.remove(next.key(), next.job())) {
+        inFlight.decrementAndGet();
+        track(queue.release(scripts, next.key().id(), next.key().attempt()));
+      }
     }
   }
 
@@ -310,8 +358,7 @@ final class WorkerPool implements Workers {
    */
   private final class Acker {
     private final int partition;
-    private final java.util.concurrent.ConcurrentLinkedQueue<RedisJobQueue.Attempt> pending =
-        new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<RedisJobQueue.Attempt> pending = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean sending = new AtomicBoolean();
 
     Acker(int partition) {
@@ -377,6 +424,7 @@ final class WorkerPool implements Workers {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    handBackReady();
     handBackUnfinished();
     if (ownsExecutor) {
       executor.shutdownNow();
