@@ -44,7 +44,6 @@ final class Bench {
   void reset() {
     redis.flushAll();
     System.gc();
-    Threads.sleep(200);
   }
 
   void recordBulkRate(String contender, double jobsPerSecond) {

@@ -42,7 +42,7 @@ public final class BenchMain {
         code = 0;
       } else {
         Outcome outcome = run(options, System.out);
-        System.out.println("report: " + outcome.report().toAbsolutePath());
+        System.out.println("report: " + outcome.report());
         code = 0;
       }
     } catch (UsageException e) {
@@ -65,15 +65,15 @@ public final class BenchMain {
   static Outcome run(Options options, PrintStream out) throws IOException {
     System.setProperty("java.awt.headless", "true");
     BenchSettings settings = options.quick() ? BenchSettings.quickMode() : BenchSettings.full();
-    Path outDir = options.out() != null ? options.out()
-        : options.quick() ? Files.createTempDirectory("delayq-bench-") : Path.of(".");
+    Path outDir = (options.out() != null ? options.out()
+        : options.quick() ? Files.createTempDirectory("delayq-bench-") : Path.of(".")).toAbsolutePath().normalize();
     Files.createDirectories(outDir);
     Instant date = Instant.now();
     long start = System.nanoTime();
     Machine machine = Machine.describe();
     out.printf("delayq-bench (%s mode): %d cores, %s, %s RAM, Java %s; writing to %s%n",
         settings.quick() ? "quick" : "full", machine.cores(), machine.cpuModel(), machine.ram(), machine.java(),
-        outDir.toAbsolutePath());
+        outDir);
     try (BenchRedis redis = BenchRedis.start()) {
       String version = redis.version();
       out.printf("Redis %s at %s: %s (%s)%n", version, redis.uri(), redis.binaryChoice(), redis.binary());

@@ -18,6 +18,7 @@ import java.util.List;
  * @param backlogSizes pending, not-yet-due jobs in the backlog-growth runs
  * @param backlogDueJobs due jobs dispatched over each backlog
  * @param redissonMaxBacklog largest backlog Redisson is loaded with (loading it is slow)
+ * @param backlogTimeout longest a backlog run may dispatch before it is stopped and its rate so far reported
  * @param partitionCounts delayq partition counts compared
  * @param partitionJobs jobs drained per partition count
  * @param ceilingRequests ZADDs per redis-benchmark run without pipelining
@@ -39,6 +40,7 @@ record BenchSettings(
     List<Integer> backlogSizes,
     int backlogDueJobs,
     int redissonMaxBacklog,
+    Duration backlogTimeout,
     List<Integer> partitionCounts,
     int partitionJobs,
     int ceilingRequests,
@@ -51,14 +53,14 @@ record BenchSettings(
   static BenchSettings full() {
     return new BenchSettings(false, 4, 200_000, 200_000, 2_000, Duration.ofSeconds(20), Duration.ofSeconds(1),
         Duration.ofSeconds(10), 1_000_000, List.of(10_000, 1_000_000, 10_000_000), 50_000, 1_000_000,
-        List.of(1, 4, 16), 200_000, 200_000, 2_000_000, 10_000, 4, 5_000);
+        Duration.ofSeconds(30), List.of(1, 4, 16), 200_000, 200_000, 1_000_000, 10_000, 4, 5_000);
   }
 
   /** Small counts: checks the harness end to end in well under two minutes. */
   static BenchSettings quickMode() {
-    return new BenchSettings(true, 4, 20_000, 20_000, 2_000, Duration.ofSeconds(5), Duration.ofSeconds(1),
-        Duration.ofSeconds(3), 100_000, List.of(10_000, 100_000), 10_000, 100_000,
-        List.of(1, 4, 16), 20_000, 50_000, 500_000, 10_000, 4, 2_000);
+    return new BenchSettings(true, 4, 20_000, 20_000, 2_000, Duration.ofSeconds(3), Duration.ofSeconds(1),
+        Duration.ofSeconds(2), 100_000, List.of(10_000, 100_000), 5_000, 10_000,
+        Duration.ofSeconds(10), List.of(1, 4, 16), 10_000, 50_000, 300_000, 10_000, 4, 2_000);
   }
 
   int steadyJobs() {

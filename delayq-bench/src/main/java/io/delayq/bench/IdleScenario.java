@@ -10,7 +10,7 @@ import java.time.Duration;
  * that is the worker process's CPU, JIT and GC included).
  */
 final class IdleScenario {
-  private static final long SETTLE_MILLIS = 1_000;
+  private static final long SETTLE_MILLIS = 500;
 
   private IdleScenario() {}
 

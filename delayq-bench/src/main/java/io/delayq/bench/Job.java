@@ -3,6 +3,7 @@ package io.delayq.bench;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntToLongFunction;
 
 /**
  * One benchmark job: its index, which is also its id (as decimal text), and its due time. Every job
@@ -27,11 +28,11 @@ public record Job(int index, long dueMillis) {
     return Integer.toString(index);
   }
 
-  /** Jobs {@code from} to {@code from + count - 1}, all due at {@code dueMillis}. */
-  static List<Job> range(int from, int count, long dueMillis) {
+  /** Jobs {@code from} to {@code from + count - 1}, each due when {@code dueOf} says for its index. */
+  static List<Job> range(int from, int count, IntToLongFunction dueOf) {
     List<Job> jobs = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      jobs.add(new Job(from + i, dueMillis));
+      jobs.add(new Job(from + i, dueOf.applyAsLong(from + i)));
     }
     return jobs;
   }

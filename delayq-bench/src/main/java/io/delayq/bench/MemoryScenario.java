@@ -12,23 +12,27 @@ final class MemoryScenario {
 
   private MemoryScenario() {}
 
-  static Results.MemoryResult run(Bench bench, Contender.Factory factory) throws InterruptedException {
+  /**
+   * Loads {@link BenchSettings#memoryJobs()} jobs, indexes from {@code firstIndex} on, into {@code
+   * queue} on an emptied Redis, and leaves them there: the caller may measure over them as a
+   * backlog before it empties Redis again.
+   */
+  static Results.MemoryResult run(Bench bench, Contender.Factory factory, String queue, int firstIndex)
+      throws InterruptedException {
     BenchSettings settings = bench.settings;
     int jobs = settings.memoryJobs();
     bench.reset();
-    try (Contender contender = factory.open(bench.redis.uri(), bench.freshQueue("memory"))) {
+    try (Contender contender = factory.open(bench.redis.uri(), queue)) {
       Thread.sleep(SETTLE_MILLIS);
       long before = bench.redis.stats().usedMemory();
-      double seconds = BulkLoader.load(contender, 0, jobs, System.currentTimeMillis() + FAR_FUTURE.toMillis(),
-          settings.bulkChunk(), settings.loadThreads());
+      double seconds = BulkLoader.load(contender, firstIndex, jobs,
+          System.currentTimeMillis() + FAR_FUTURE.toMillis(), settings.bulkChunk(), settings.loadThreads());
       // why: let replies drain from client output buffers, which used_memory counts too
       Thread.sleep(SETTLE_MILLIS);
       long after = bench.redis.stats().usedMemory();
       Integrity integrity = Integrity.stored(jobs, contender.pending());
       bench.log("  %s: loaded %,d in %.1f s", factory.name(), jobs, seconds);
-      return new Results.MemoryResult(factory.name(), jobs, (double) (after - before) / jobs, integrity, "");
-    } finally {
-      bench.reset();
+      return new Results.MemoryResult(factory.name(), jobs, (double) (after - before) / jobs, seconds, integrity, "");
     }
   }
 }

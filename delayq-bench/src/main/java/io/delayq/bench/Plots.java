@@ -62,9 +62,11 @@ final class Plots {
         .title(String.format(Locale.ROOT, "Steady: lateness by percentile (%,d jobs/s for %d s, due %d ms after scheduling)",
             s.steadyRatePerSecond(), s.steadyDuration().toSeconds(), s.steadyDueIn().toMillis()))
         .xAxisTitle("percentile").yAxisTitle("lateness, ms (log)").build();
-    chart.getStyler().setXAxisLogarithmic(true).setYAxisLogarithmic(true)
-        .setXAxisLogarithmicDecadeOnly(true).setYAxisLogarithmicDecadeOnly(true)
+    // why: x is log10(1 / (1 - p)) on a linear axis, labelled as percentiles; XChart's own log axis
+    // falls back to linear ticks once a label function is set
+    chart.getStyler().setYAxisLogarithmic(true).setYAxisLogarithmicDecadeOnly(true)
         .setxAxisTickLabelsFormattingFunction(Plots::percentileLabel)
+        .setXAxisMin(0.0)
         .setLegendPosition(Styler.LegendPosition.InsideNW);
     chart.getStyler().setMarkerSize(0);
     boolean any = false;
@@ -82,7 +84,7 @@ final class Plots {
         if (p >= 100) {
           break;
         }
-        x.add(1 / (1 - p / 100));
+        x.add(Math.log10(1 / (1 - p / 100)));
         y.add(Math.max(MIN_LATENESS_MS, v.getValueIteratedTo() / 1000.0));
       }
       if (x.size() < 2) {
@@ -96,14 +98,19 @@ final class Plots {
     }
   }
 
-  /** x = 1 / (1 - p): decades are 0%, 90%, 99%, 99.9%, ... */
+  /** x = log10(1 / (1 - p)): whole x are 0%, 90%, 99%, 99.9%, ...; other ticks stay unlabelled. */
   private static String percentileLabel(double x) {
-    double p = 100 * (1 - 1 / x);
-    if (p < 0.5) {
+    long decades = Math.round(x);
+    if (Math.abs(x - decades) > 1e-6 || decades < 0) {
+      return " ";
+    }
+    if (decades == 0) {
       return "0%";
     }
-    String text = String.format(Locale.ROOT, "%.4f", p).replaceAll("0+$", "").replaceAll("\\.$", "");
-    return text + "%";
+    if (decades == 1) {
+      return "90%";
+    }
+    return decades == 2 ? "99%" : "99." + "9".repeat((int) decades - 2) + "%";
   }
 
   private void enqueue() throws IOException {
@@ -122,8 +129,8 @@ final class Plots {
     }
     CategoryChart chart = bars(String.format(Locale.ROOT, "Enqueue: %,d jobs from one producer thread", s.enqueueJobs()),
         "jobs/s");
-    chart.addSeries("synchronous call (ceiling: 50 clients)", names, zeroForMissing(sync));
-    chart.addSeries("bulk call (ceiling: -P 64)", names, zeroForMissing(bulk));
+    chart.addSeries("synchronous call (ceiling: 50 clients)", names, barsOf(sync));
+    chart.addSeries("bulk call (ceiling: -P 64)", names, barsOf(bulk));
     save(chart, "throughput-enqueue.png");
   }
 
@@ -135,7 +142,7 @@ final class Plots {
     }
     CategoryChart chart = bars(String.format(Locale.ROOT, "Drain: %,d due jobs, %d consumer threads",
         s.drainJobs(), s.workerThreads()), "jobs/s");
-    chart.addSeries("dispatch", contenders, zeroForMissing(rates));
+    chart.addSeries("dispatch", contenders, barsOf(rates));
     save(chart, "throughput-drain.png");
   }
 
@@ -151,7 +158,7 @@ final class Plots {
             .map(Results.DrainResult::perSecond).orElse(Double.NaN));
       }
       if (rates.stream().anyMatch(Double::isFinite)) {
-        chart.addSeries(c, sizes, zeroForMissing(rates));
+        chart.addSeries(c, sizes, barsOf(rates));
         any = true;
       }
     }
@@ -169,7 +176,7 @@ final class Plots {
     }
     CategoryChart chart = bars(String.format(Locale.ROOT, "Partitions: delayq drain of %,d due jobs on one Redis",
         s.partitionJobs()), "jobs/s");
-    chart.addSeries(DelayqContender.NAME, counts, zeroForMissing(rates));
+    chart.addSeries(DelayqContender.NAME, counts, barsOf(rates));
     save(chart, "throughput-partitions.png");
   }
 
@@ -182,9 +189,13 @@ final class Plots {
     return chart;
   }
 
-  /** A run that failed or was skipped is drawn as an empty bar; the report says why. */
-  private static List<Double> zeroForMissing(List<Double> values) {
-    return values.stream().map(v -> Double.isFinite(v) ? v : 0.0).toList();
+  /** A run that failed or was skipped has no bar (XChart skips nulls); the report says why. */
+  private static List<Double> barsOf(List<Double> values) {
+    List<Double> out = new ArrayList<>(values.size());
+    for (double v : values) {
+      out.add(Double.isFinite(v) ? v : null);
+    }
+    return out;
   }
 
   private void save(Chart<?, ?> chart, String fileName) throws IOException {

@@ -3,11 +3,14 @@ package io.delayq.bench;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.redisson.Redisson;
+import org.redisson.RedissonShutdownException;
 import org.redisson.api.RBlockingQueue;
 import org.redisson.api.RDelayedQueue;
 import org.redisson.api.RFuture;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisException;
 import org.redisson.config.Config;
 
 /**
@@ -18,15 +21,26 @@ import org.redisson.config.Config;
  *
  * <p>The queued value is text {@code index:dueMillis:payload}: Redisson hands back only the value,
  * so the due time must travel inside it to measure lateness.
+ *
+ * <p>Redisson 3.x deprecates {@code RDelayedQueue} in favour of {@code RReliableQueue} (and logs an
+ * error each time one is made); it is still what most Java teams run, so it is what is measured.
  */
+// why: RDelayedQueue is deprecated, and it is the very thing under test
+@SuppressWarnings("deprecation")
 final class RedissonContender implements Contender {
   static final String NAME = "Redisson RDelayedQueue";
   /** What each consumer takes as its signal to stop: stopping by interrupt could lose a job to a cancelled BLPOP. */
   private static final String STOP = "stop";
+  /**
+   * How long a call is retried when Redisson times out. Over a large backlog one of Redisson's own
+   * transfer scripts can keep Redis busy for longer than its 3 s response timeout.
+   */
+  private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(60);
 
   private final RedissonClient redisson;
   private final RBlockingQueue<String> target;
   private RDelayedQueue<String> delayed;
+  private boolean transferStopped;
 
   private RedissonContender(String redisUri, String queueName) {
     Config config = new Config();
@@ -110,11 +124,35 @@ final class RedissonContender implements Contender {
       t.start();
     }
     return () -> {
+      // why: stop the transfer task first, so that no new transfer script keeps Redis from answering
+      stopTransfer();
       for (int i = 0; i < consumers.size(); i++) {
-        target.add(STOP);
+        retrying(() -> target.add(STOP));
       }
       Threads.joinAll(consumers);
     };
+  }
+
+  private synchronized void stopTransfer() {
+    if (delayed != null && !transferStopped) {
+      delayed.destroy();
+      transferStopped = true;
+    }
+  }
+
+  /** Runs {@code call}, again while Redisson reports a timeout or a busy Redis, for up to a minute. */
+  private static <T> T retrying(Supplier<T> call) {
+    long deadline = System.nanoTime() + RETRY_NANOS;
+    while (true) {
+      try {
+        return call.get();
+      } catch (RedisException e) {
+        if (e instanceof RedissonShutdownException || System.nanoTime() - deadline > 0) {
+          throw e;
+        }
+        Threads.sleep(100);
+      }
+    }
   }
 
   private void consume(DeliveryHandler handler) {
@@ -123,6 +161,10 @@ final class RedissonContender implements Contender {
       try {
         value = target.take();
       } catch (InterruptedException e) {
+        return;
+      } catch (RedisException e) {
+        // why: Redisson shut down under a blocked take(), or Redis failed it: this consumer is done
+        System.err.println(Thread.currentThread().getName() + " stopped: " + e);
         return;
       }
       long start = BenchClock.nowMicros();
@@ -139,17 +181,14 @@ final class RedissonContender implements Contender {
 
   @Override
   public long pending() {
-    return delayed().size() + target.size();
+    RDelayedQueue<String> queue = delayed();
+    return retrying(queue::size) + retrying(target::size);
   }
 
   @Override
   public void close() {
     try {
-      synchronized (this) {
-        if (delayed != null) {
-          delayed.destroy();
-        }
-      }
+      stopTransfer();
     } finally {
       redisson.shutdown();
     }

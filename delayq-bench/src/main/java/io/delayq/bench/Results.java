@@ -73,8 +73,13 @@ public final class Results {
   record IdleResult(String contender, double seconds, double commandsPerSecond, double cpuPercentOfCore,
       Integrity integrity, String note) {}
 
-  /** {@code used_memory} growth per pending job. */
-  record MemoryResult(String contender, int jobs, double bytesPerJob, Integrity integrity, String note) {}
+  /**
+   * {@code used_memory} growth per pending job.
+   *
+   * @param loadSeconds how long loading them took, with the bulk call from several threads
+   */
+  record MemoryResult(String contender, int jobs, double bytesPerJob, double loadSeconds, Integrity integrity,
+      String note) {}
 
   static <T> Optional<T> find(List<T> list, Predicate<T> which) {
     return list.stream().filter(which).findFirst();

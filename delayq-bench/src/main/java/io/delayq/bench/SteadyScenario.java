@@ -10,10 +10,10 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class SteadyScenario {
   /** Workers get this long to settle (connect, first claim) before the producer starts. */
-  private static final long SETTLE_MILLIS = 500;
+  private static final long SETTLE_MILLIS = 300;
   /** Past the last due time, how long stragglers are waited for. */
   private static final Duration GRACE = Duration.ofSeconds(30);
-  private static final long QUIET_MILLIS = 500;
+  private static final long QUIET_MILLIS = 300;
 
   private SteadyScenario() {}
 

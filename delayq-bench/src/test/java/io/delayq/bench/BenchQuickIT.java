@@ -1,0 +1,102 @@
+package io.delayq.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the benchmark's quick mode in this JVM, into a temp dir, and checks what it wrote: a report
+ * with a row per contender in every scenario table, valid PNG plots, and no job of delayq lost or
+ * delivered twice.
+ */
+class BenchQuickIT {
+  private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  private static final List<String> PLOTS = List.of("lateness.png", "throughput-enqueue.png",
+      "throughput-drain.png", "throughput-backlog.png", "throughput-partitions.png");
+
+  @TempDir Path out;
+
+  @Test
+  @Timeout(value = 150, unit = TimeUnit.SECONDS)
+  void quickModeWritesACompleteReportAndPlots() throws IOException {
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    BenchMain.Outcome outcome;
+    try (PrintStream printed = new PrintStream(log, true, StandardCharsets.UTF_8)) {
+      outcome = BenchMain.run(new String[] {"--quick", "--out=" + out}, printed);
+    } finally {
+      System.out.print(log.toString(StandardCharsets.UTF_8));
+    }
+
+    Path report = out.resolve("BENCHMARKS.md");
+    assertThat(outcome.report()).isEqualTo(report);
+    assertThat(report).isRegularFile();
+    String text = Files.readString(report, StandardCharsets.UTF_8);
+    assertThat(text).contains(RunInfo.COMMAND).contains("## Targets").contains(Report.WHERE_THE_TIME_GOES);
+
+    List<String> rowNames = new ArrayList<>();
+    Benchmark.CONTENDERS.forEach(f -> rowNames.add(f.name()));
+    rowNames.add(Ceiling.NAME);
+    for (String heading : Report.SCENARIO_SECTIONS) {
+      List<String> table = tableOf(text, heading);
+      for (String name : rowNames) {
+        assertThat(table).as("row for %s under %s", name, heading)
+            .anySatisfy(line -> assertThat(line).startsWith("| " + name + " |"));
+      }
+      List<String> header = cells(table.get(0));
+      int lost = header.indexOf("lost");
+      int duplicates = header.indexOf("duplicates");
+      assertThat(lost).as("lost column under %s", heading).isPositive();
+      assertThat(duplicates).as("duplicates column under %s", heading).isPositive();
+      List<String> delayq = cells(table.stream()
+          .filter(line -> line.startsWith("| " + DelayqContender.NAME + " |")).findFirst().orElseThrow());
+      assertThat(delayq.get(lost)).as("delayq lost under %s", heading).isEqualTo("0");
+      assertThat(delayq.get(duplicates)).as("delayq duplicates under %s", heading).isEqualTo("0");
+    }
+
+    for (String plot : PLOTS) {
+      Path png = out.resolve("docs/bench").resolve(plot);
+      assertThat(png).as(plot).isRegularFile();
+      assertThat(outcome.plots()).contains(png);
+      try (InputStream in = Files.newInputStream(png)) {
+        assertThat(in.readNBytes(PNG_SIGNATURE.length)).as(plot + " signature").isEqualTo(PNG_SIGNATURE);
+      }
+      BufferedImage image = ImageIO.read(png.toFile());
+      assertThat(image).as(plot + " decodes").isNotNull();
+      assertThat(image.getWidth()).isPositive();
+      assertThat(image.getHeight()).isPositive();
+      assertThat(text).contains("(docs/bench/" + plot + ")");
+    }
+  }
+
+  /** The Markdown table lines (header first) of the section under {@code heading}. */
+  private static List<String> tableOf(String text, String heading) {
+    int start = text.indexOf("\n" + heading + "\n");
+    assertThat(start).as("section %s", heading).isNotNegative();
+    int end = text.indexOf("\n## ", start + heading.length() + 1);
+    String section = text.substring(start, end < 0 ? text.length() : end);
+    List<String> table = section.lines().filter(line -> line.startsWith("|") && !line.startsWith("|---")).toList();
+    assertThat(table).as("table under %s", heading).isNotEmpty();
+    return table;
+  }
+
+  /** The cells of a Markdown table row, trimmed, the contender name first. */
+  private static List<String> cells(String row) {
+    String inner = row.substring(1, row.length() - (row.endsWith("|") ? 1 : 0));
+    return Arrays.stream(inner.split(" \\| ", -1)).map(String::trim).toList();
+  }
+}
