@@ -15,8 +15,8 @@ import java.util.function.Function;
 /**
  * Writes {@code BENCHMARKS.md}: the run's header, the targets with met / not met, the ratios, one
  * table per scenario with a row per contender (the ceiling included, marked n/a where it does not
- * apply), the plots, and the profile table under a placeholder for the hand-written "where the time
- * goes" paragraph.
+ * apply), the plots, and the hand-written "where the time goes" analysis (a resource) above the
+ * run's profile table.
  */
 final class Report {
   static final String FILE_NAME = "BENCHMARKS.md";
@@ -457,11 +457,24 @@ final class Report {
     }
   }
 
+  private static String analysis() {
+    try (java.io.InputStream in = Report.class.getResourceAsStream("where-the-time-goes.md")) {
+      if (in == null) {
+        throw new IllegalStateException("missing resource io/delayq/bench/where-the-time-goes.md");
+      }
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   private void whereTheTimeGoes() {
     line(WHERE_THE_TIME_GOES);
     line();
-    line("> **Placeholder:** the paragraph on where the time goes, and what would make delayq faster, is written by");
-    line("> hand from the profile below. Per job, over the drain and the steady scenarios: Redis CPU (`used_cpu_user"
+    // why: the analysis is written by hand (a resource), the figures below it by the run
+    line(analysis());
+    line();
+    line("The profile behind it, per job, over the drain and the steady scenarios: Redis CPU (`used_cpu_user"
         + " + used_cpu_sys` delta), commands (`total_commands_processed`), calls counted by `INFO commandstats`"
         + " (script-internal commands included), bytes in and out (`total_net_input_bytes`,"
         + " `total_net_output_bytes`), and the mean time of one EVALSHA from commandstats.");

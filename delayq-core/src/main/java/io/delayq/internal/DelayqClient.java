@@ -49,7 +49,6 @@ public final class DelayqClient implements AutoCloseable {
   private final Map<String, RedisJobQueue> queues = new ConcurrentHashMap<>();
   private final List<WorkerPool> pools = new CopyOnWriteArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final SpinWait replyWait = new SpinWait();
 
   public DelayqClient(ClientSettings settings) {
     this.settings = settings;
@@ -182,7 +181,7 @@ public final class DelayqClient implements AutoCloseable {
 
   /** Waits for a reply to a caller's synchronous call and maps its failure. */
   <T> T await(CompletableFuture<T> future, String queue, String id, int attempt) {
-    return Errors.await(future, replyWait, settings.commandTimeout(), displayUri, queue, id, attempt);
+    return Errors.await(future, settings.commandTimeout(), displayUri, queue, id, attempt);
   }
 
   String displayUri() {

@@ -13,6 +13,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.time.Duration;
 
@@ -26,14 +27,13 @@ public final class Errors {
   /** Waits for {@code future} and maps its failure. */
   static <T> T await(
       CompletableFuture<T> future,
-      SpinWait wait,
       Duration timeout,
       String redisUri,
       String queue,
       String id,
       int attempt) {
     try {
-      return wait.get(future, timeout.toNanos());
+      return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       throw new RedisUnavailableException(
           "Redis at " + redisUri + " did not answer within " + timeout

@@ -49,7 +49,6 @@ final class WorkerPool implements Workers {
   private final boolean ownsExecutor;
   private final Thread waker;
   private final Waiter waiter = new Waiter();
-  private final SpinWait claimWait = new SpinWait();
   private final int partitionCount;
   /** Per partition: the Redis time (ms) at which to claim next. */
   private final AtomicLongArray wakeAt;
@@ -212,9 +211,9 @@ final class WorkerPool implements Workers {
     announced.set(p, Long.MAX_VALUE);
     long before = clock.localNanos();
     RedisJobQueue.Claimed claimed =
-        claimWait.get(
-            queue.claim(scripts, p, max, options.lease().toMillis()),
-            client.settings().commandTimeout().toNanos());
+        queue
+            .claim(scripts, p, max, options.lease().toMillis())
+            .get(client.settings().commandTimeout().toNanos(), TimeUnit.NANOSECONDS);
     clock.observe(claimed.redisMicros(), before, clock.localNanos());
     long nowMillis = claimed.redisMicros() / 1000;
     long sweepAt = nowMillis + options.sweepInterval().toMillis();

@@ -24,8 +24,9 @@ for i = 3, #ARGV, 5 do
     now_ms = now_ms or math.floor(redis_now_us() / 1000)
     due_ms = string.format('%d', now_ms + tonumber(due_ms))
   end
+  -- why: HSETNX both tests and writes, so a new id (the common case) costs one call, not two
   local outcome = 1
-  if redis.call('HEXISTS', KEYS[4], id) == 1 then
+  if redis.call('HSETNX', KEYS[4], id, ARGV[i + 1]) == 0 then
     if ARGV[i + 4] == 'k' then
       outcome = 0
     elseif redis.call('ZSCORE', KEYS[2], id) then
@@ -34,11 +35,11 @@ for i = 3, #ARGV, 5 do
       redis.call('ZREM', KEYS[3], id)
       redis.call('HDEL', KEYS[5], id)
       redis.call('HDEL', KEYS[6], id)
+      redis.call('HSET', KEYS[4], id, ARGV[i + 1])
       outcome = 2
     end
   end
   if outcome > 0 then
-    redis.call('HSET', KEYS[4], id, ARGV[i + 1])
     redis.call('ZADD', KEYS[1], due_ms, id)
     placed[id] = true
     out[#out + 1] = outcome
