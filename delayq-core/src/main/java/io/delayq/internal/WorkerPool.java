@@ -157,14 +157,7 @@ final class WorkerPool implements Workers {
           wakeAtInFlight = -1;
           continue;
         }
-        long nowMillis = clock.isKnown() ? clock.redisMicros() / 1000 : Long.MIN_VALUE;
-        for (int i = 0; i < partitionCount && free > 0 && claiming; i++) {
-          int p = (start + i) % partitionCount;
-          if (clock.isKnown() && wakeAt.get(p) > nowMillis) {
-            continue;
-          }
-          free -= claimFrom(p, Math.min(free, options.claimBatch()));
-        }
+        free -= claimDuePartitions(start, free);
         start = (start + 1) % partitionCount;
         if (failures > 0) {
           log.info("Redis answers again; workers of queue '{}' resume", queue.name());
@@ -206,15 +199,46 @@ final class WorkerPool implements Workers {
     return options.concurrency() + (int) prefetch;
   }
 
-  /** Claims up to {@code max} jobs from partition {@code p}; returns how many it started. */
-  private int claimFrom(int p, int max) throws Exception {
-    announced.set(p, Long.MAX_VALUE);
+  /**
+   * Claims from every partition whose wake-up time has come, sharing the free capacity among them.
+   * The claims go out together and are answered in one round trip's time, so many partitions cost
+   * no more latency than one. Returns how many jobs were started.
+   */
+  private int claimDuePartitions(int start, int free) throws Exception {
+    long nowMillis = clock.isKnown() ? clock.redisMicros() / 1000 : Long.MIN_VALUE;
+    List<Integer> due = new ArrayList<>();
+    for (int i = 0; i < partitionCount; i++) {
+      int p = (start + i) % partitionCount;
+      if (!clock.isKnown() || wakeAt.get(p) <= nowMillis) {
+        due.add(p);
+      }
+    }
+    if (due.isEmpty()) {
+      return 0;
+    }
+    int share = Math.min(options.claimBatch(), Math.max(1, free / due.size()));
+    List<CompletableFuture<RedisJobQueue.Claimed>> replies = new ArrayList<>(due.size());
     long before = clock.localNanos();
-    RedisJobQueue.Claimed claimed =
-        queue
-            .claim(scripts, p, max, options.lease().toMillis())
-            .get(client.settings().commandTimeout().toNanos(), TimeUnit.NANOSECONDS);
-    clock.observe(claimed.redisMicros(), before, clock.localNanos());
+    for (int i = 0; i < due.size() && i < free; i++) {
+      announced.set(due.get(i), Long.MAX_VALUE);
+      replies.add(queue.claim(scripts, due.get(i), share, options.lease().toMillis()));
+    }
+    long deadline = before + client.settings().commandTimeout().toNanos();
+    int started = 0;
+    for (int i = 0; i < replies.size(); i++) {
+      RedisJobQueue.Claimed claimed =
+          replies.get(i).get(Math.max(0, deadline - clock.localNanos()), TimeUnit.NANOSECONDS);
+      if (i == 0) {
+        clock.observe(claimed.redisMicros(), before, clock.localNanos());
+      }
+      started += accept(due.get(i), claimed);
+    }
+    startDrainers();
+    return started;
+  }
+
+  /** Records a partition's next wake-up time and queues its claimed jobs; returns how many. */
+  private int accept(int p, RedisJobQueue.Claimed claimed) {
     long nowMillis = claimed.redisMicros() / 1000;
     long sweepAt = nowMillis + options.sweepInterval().toMillis();
     long next = claimed.paused() || claimed.nextWakeMillis() < 0 ? sweepAt : Math.min(claimed.nextWakeMillis(), sweepAt);
@@ -224,7 +248,6 @@ final class WorkerPool implements Workers {
     for (LeasedJob job : claimed.jobs()) {
       dispatch(p, job);
     }
-    startDrainers();
     return claimed.jobs().size();
   }
 
