@@ -189,7 +189,8 @@ class WorkersIT {
     assertThat(extended).isAfter(Instant.now().plusSeconds(25));
     assertThat(job.leaseUntil()).isEqualTo(extended);
     // Past the original lease, nobody else can take it.
-    await().pollDelay(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2)).until(() -> true);
+    await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2))
+        .until(() -> queue.get("long").orElseThrow().leaseUntil().equals(extended));
     assertThat(queue.claim(1, Duration.ofSeconds(1))).isEmpty();
     queue.ack(job);
     assertThat(queue.get("long")).isEmpty();
@@ -271,7 +272,7 @@ class WorkersIT {
     try (Workers workers = queue.startWorkers(job -> runs.incrementAndGet(), fast().build())) {
       queue.pause();
       queue.schedule(JobRequest.of("x").withId("held-back"));
-      await().pollDelay(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).until(() -> true);
+      await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).until(() -> runs.get() == 0);
       assertThat(runs).hasValue(0);
       assertThat(queue.stats().due()).isEqualTo(1);
       queue.resume();
