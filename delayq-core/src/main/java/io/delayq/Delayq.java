@@ -2,6 +2,7 @@ package io.delayq;
 
 import io.delayq.internal.ClientSettings;
 import io.delayq.internal.DelayqClient;
+import io.delayq.internal.Rules;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -57,10 +58,7 @@ public final class Delayq implements AutoCloseable {
    * @throws QueueConfigurationException when the queue exists with another partition count
    */
   public JobQueue queue(String name, int partitions) {
-    if (partitions < 1) {
-      throw new InvalidRequestException("partitions", "must be between 1 and 1024; got " + partitions);
-    }
-    return client.queue(name, partitions);
+    return client.queue(name, Rules.checkPartitions(partitions));
   }
 
   public boolean isClosed() {

@@ -127,13 +127,10 @@ public final class DelayqClient implements AutoCloseable {
     log.warn("{} (or build the client with refuseEvictingRedis(true) to refuse to start).", message);
   }
 
+  /** The queue {@code name}; {@code partitions} is 0 to use the stored count (1 for a new queue). */
   public JobQueue queue(String name, int partitions) {
     checkOpen("queue(" + name + ")");
     Rules.checkQueueName(name);
-    if (partitions < 0 || partitions > 1024) {
-      throw new InvalidRequestException(
-          "partitions", "must be between 1 and 1024; got " + partitions);
-    }
     RedisJobQueue existing = queues.get(name);
     if (existing != null) {
       requireSamePartitions(name, existing.partitions(), partitions);

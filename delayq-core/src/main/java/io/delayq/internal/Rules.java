@@ -11,6 +11,7 @@ public final class Rules {
   public static final int MAX_ID_BYTES = 256;
   public static final int MAX_QUEUE_NAME_LENGTH = 128;
   public static final int MAX_ATTEMPTS_LIMIT = 1000;
+  public static final int MAX_PARTITIONS = 1024;
   /** 9999-12-31T23:59:59.999Z: far enough for any schedule, and exact as a double in Lua. */
   public static final long MAX_DUE_MILLIS = 253_402_300_799_999L;
   /** A delay longer than this is a unit mistake, not a plan. */
@@ -83,6 +84,14 @@ public final class Rules {
           "runAt", "of " + runAt + " is after 9999-12-31T23:59:59.999Z, the latest due time");
     }
     return Math.max(0L, runAt.toEpochMilli());
+  }
+
+  public static int checkPartitions(int partitions) {
+    if (partitions < 1 || partitions > MAX_PARTITIONS) {
+      throw new InvalidRequestException(
+          "partitions", "must be between 1 and " + MAX_PARTITIONS + "; got " + partitions);
+    }
+    return partitions;
   }
 
   public static void checkMaxAttempts(int maxAttempts) {

@@ -439,9 +439,9 @@ final class WorkerPool implements Workers {
       if (ownsExecutor) {
         executor.shutdown();
       }
-      long deadline = System.nanoTime() + options.shutdownTimeout().toNanos();
-      while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-        waiter.await(Math.min(10_000_000L, deadline - System.nanoTime()));
+      long deadline = clock.localNanos() + options.shutdownTimeout().toNanos();
+      while (inFlight.get() > 0 && clock.localNanos() < deadline) {
+        waiter.await(Math.min(10_000_000L, deadline - clock.localNanos()));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -478,9 +478,9 @@ final class WorkerPool implements Workers {
   }
 
   private void awaitPendingWrites() {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    long deadline = clock.localNanos() + TimeUnit.SECONDS.toNanos(5);
     try {
-      while (pendingWrites.get() > 0 && System.nanoTime() < deadline) {
+      while (pendingWrites.get() > 0 && clock.localNanos() < deadline) {
         waiter.await(1_000_000L);
       }
     } catch (InterruptedException e) {
