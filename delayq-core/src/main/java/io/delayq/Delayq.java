@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The entry point: a connection to one Redis, and the queues on it.
+ * The entry point: a connection to one Redis or one Redis Cluster, and the queues on it.
  *
  * <pre>{@code
  * try (Delayq delayq = Delayq.connect("redis://localhost:6379")) {
@@ -33,7 +33,9 @@ public final class Delayq implements AutoCloseable {
   /**
    * Connects with the default settings.
    *
-   * @param redisUrl {@code redis://[user:password@]host:port[/db]}, or {@code rediss://…} for TLS
+   * @param redisUrl {@code redis://[user:password@]host:port[/db]}, or {@code rediss://…} for TLS.
+   *     For a Redis Cluster, the URL of any node is enough (delayq asks the server whether it is a
+   *     cluster); several seed nodes may be given separated by commas.
    * @throws RedisUnavailableException when Redis cannot be reached
    */
   public static Delayq connect(String redisUrl) {
@@ -53,9 +55,14 @@ public final class Delayq implements AutoCloseable {
   }
 
   /**
-   * The queue with this name, created with {@code partitions} partitions on first use.
+   * The queue with this name, created with {@code partitions} partitions on first use (at most
+   * 1024). Partitions spread a queue's keys, and so its load, over the masters of a Redis Cluster;
+   * on a single Redis they let many workers claim without contending for one key.
    *
-   * @throws QueueConfigurationException when the queue exists with another partition count
+   * <p>The count of an existing queue can be changed only while the queue holds no job; all
+   * processes using the queue must then reopen it.
+   *
+   * @throws QueueConfigurationException when the queue holds jobs under another partition count
    */
   public JobQueue queue(String name, int partitions) {
     return client.queue(name, Rules.checkPartitions(partitions));
@@ -84,6 +91,8 @@ public final class Delayq implements AutoCloseable {
     private int deadLetterLimit = DEFAULT_DEAD_LETTER_LIMIT;
     private Duration deadLetterRetention = DEFAULT_DEAD_LETTER_RETENTION;
     private boolean refuseEvictingRedis;
+    private int replicasToWait;
+    private Duration replicaTimeout = Duration.ZERO;
 
     private Builder() {}
 
@@ -142,6 +151,30 @@ public final class Delayq implements AutoCloseable {
     }
 
     /**
+     * Makes every schedule durable: a call to {@code schedule} or {@code scheduleAll} returns only
+     * after {@code replicas} replicas of the master that holds each job have confirmed the write
+     * (Redis {@code WAIT}), so a failover right after it cannot lose the job. Without it, Redis
+     * replicates asynchronously and a master that dies may take its last few milliseconds of
+     * schedules with it. The cost is one replication round trip per call (per master touched).
+     *
+     * @param replicas replicas that must confirm, 1 to 16; 0 turns the wait off
+     * @param timeout longest wait for them; when it passes, {@link NotReplicatedException} says
+     *     which jobs are unconfirmed
+     */
+    public Builder waitForReplicas(int replicas, Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (replicas < 0 || replicas > 16) {
+        throw new InvalidRequestException("replicas", "must be between 0 and 16; got " + replicas);
+      }
+      if (replicas > 0 && (timeout.toMillis() < 1 || timeout.compareTo(Duration.ofMinutes(1)) > 0)) {
+        throw new InvalidRequestException("timeout", "must be between 1 ms and 1 minute; got " + timeout);
+      }
+      this.replicasToWait = replicas;
+      this.replicaTimeout = timeout;
+      return this;
+    }
+
+    /**
      * Connects.
      *
      * @throws RedisUnavailableException when Redis cannot be reached
@@ -155,7 +188,9 @@ public final class Delayq implements AutoCloseable {
               commandTimeout,
               deadLetterLimit,
               deadLetterRetention,
-              refuseEvictingRedis));
+              refuseEvictingRedis,
+              replicasToWait,
+              replicaTimeout));
     }
   }
 }

@@ -337,7 +337,31 @@ class QueueOperationsIT {
       assertThat(other.queue(name).partitions()).isEqualTo(5);
       assertThatThrownBy(() -> other.queue(name, 3))
           .isInstanceOf(QueueConfigurationException.class)
-          .hasMessageContaining("already has 5 partition(s); 3 were asked for");
+          .hasMessageContaining("is open in this client with 5 partition(s); 3 were asked for");
+    }
+  }
+
+  @Test
+  void partitionCountChangesWhileTheQueueIsEmptyAndIsRefusedWithAWayToMigrateOnceItHoldsJobs() {
+    String name = TestRedis.uniqueQueue("resize");
+    try (Delayq first = Delayq.connect(TestRedis.url())) {
+      first.queue(name, 4);
+    }
+    try (Delayq second = Delayq.connect(TestRedis.url())) {
+      JobQueue resized = second.queue(name, 6);
+      assertThat(resized.partitions()).isEqualTo(6);
+      assertThat(rawConnection.sync().hget("{dq:" + name + "}:settings", "partitions")).isEqualTo("6");
+      resized.schedule(JobRequest.of("kept").withId("held-job").withDelay(Duration.ofHours(1)));
+    }
+    try (Delayq third = Delayq.connect(TestRedis.url())) {
+      assertThatThrownBy(() -> third.queue(name, 2))
+          .isInstanceOf(QueueConfigurationException.class)
+          .hasMessageContaining("has 6 partition(s) and holds 1 job(s) (1 scheduled, 0 active, 0 dead)")
+          .hasMessageContaining("create a queue with a new name and 2 partitions");
+      assertThat(rawConnection.sync().hget("{dq:" + name + "}:settings", "partitions")).isEqualTo("6");
+      JobQueue unchanged = third.queue(name);
+      assertThat(unchanged.partitions()).isEqualTo(6);
+      assertThat(unchanged.get("held-job")).map(JobInfo::payloadAsString).hasValue("kept");
     }
   }
 

@@ -9,4 +9,6 @@ public record ClientSettings(
     Duration commandTimeout,
     int deadLetterLimit,
     Duration deadLetterRetention,
-    boolean refuseEvictingRedis) {}
+    boolean refuseEvictingRedis,
+    int replicasToWait,
+    Duration replicaTimeout) {}

@@ -4,19 +4,19 @@ import io.delayq.DelayqClosedException;
 import io.delayq.InvalidRequestException;
 import io.delayq.JobQueue;
 import io.delayq.QueueConfigurationException;
+import io.delayq.QueueStats;
 import io.delayq.RedisUnavailableException;
 import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,10 +40,11 @@ public final class DelayqClient implements AutoCloseable {
   private final ClientSettings settings;
   private final String displayUri;
   private final ClientResources resources;
-  private final RedisClient redisClient;
-  private final StatefulRedisConnection<byte[], byte[]> connection;
+  private final RedisConnector connector;
+  private final StatefulConnection<byte[], byte[]> connection;
+  private final RedisClusterAsyncCommands<byte[], byte[]> commands;
   private final ScriptRunner scripts;
-  private StatefulRedisConnection<byte[], byte[]> workerConnection;
+  private StatefulConnection<byte[], byte[]> workerConnection;
   private ScriptRunner workerScripts;
   private final WakeBus wakeBus;
   private final Map<String, RedisJobQueue> queues = new ConcurrentHashMap<>();
@@ -52,11 +53,10 @@ public final class DelayqClient implements AutoCloseable {
 
   public DelayqClient(ClientSettings settings) {
     this.settings = settings;
-    RedisURI uri = parse(settings.redisUrl());
-    this.displayUri = redact(uri);
+    List<RedisURI> uris = parse(settings.redisUrl());
+    this.displayUri = redact(uris);
     this.resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
-    this.redisClient = RedisClient.create(resources, uri);
-    redisClient.setOptions(
+    ClientOptions options =
         ClientOptions.builder()
             .autoReconnect(true)
             // why: a producer must fail at once while Redis is away, not queue commands silently
@@ -65,26 +65,53 @@ public final class DelayqClient implements AutoCloseable {
             // a synchronous caller's rate several times over. Callers bound their own waits instead.
             .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
             .socketOptions(SocketOptions.builder().connectTimeout(settings.commandTimeout()).keepAlive(true).build())
-            .build());
+            .build();
     try {
-      this.connection = redisClient.connect(ByteArrayCodec.INSTANCE);
+      this.connector = RedisConnector.open(resources, uris, options);
+    } catch (InvalidRequestException e) {
+      resources.shutdown(0, 2, TimeUnit.SECONDS);
+      throw e;
     } catch (RuntimeException e) {
-      shutdownQuietly();
+      resources.shutdown(0, 2, TimeUnit.SECONDS);
       throw new RedisUnavailableException(
           "cannot connect to Redis at " + displayUri + ": " + e.getMessage()
               + ". Check that Redis is running there and that the URL, user and password are right",
           e);
     }
-    this.scripts = new ScriptRunner(connection.async());
-    this.wakeBus = new WakeBus(redisClient, uri);
+    this.connection = connector.main();
+    this.commands = RedisConnector.commands(connection);
+    this.scripts = new ScriptRunner(commands);
+    this.wakeBus = new WakeBus(connector, resources);
     checkEvictionPolicy();
   }
 
-  private static RedisURI parse(String url) {
+  /**
+   * One URL, or several separated by commas for the seed nodes of a cluster. A seed may be given
+   * as just {@code host:port}; it then takes scheme, user and password from the first.
+   */
+  static List<RedisURI> parse(String url) {
     if (url == null || url.isBlank()) {
       throw new InvalidRequestException(
           "redisUrl", "is missing; give one like redis://localhost:6379 or rediss://user:pass@host:6380");
     }
+    List<RedisURI> uris = new ArrayList<>();
+    String[] parts = url.split(",");
+    for (int i = 0; i < parts.length; i++) {
+      String part = parts[i].trim();
+      if (part.isEmpty()) {
+        throw new InvalidRequestException(
+            "redisUrl", "has an empty entry between commas; separate seed URLs with single commas");
+      }
+      if (i > 0 && !part.contains("://")) {
+        uris.add(seedLike(uris.get(0), part));
+        continue;
+      }
+      uris.add(parseOne(part));
+    }
+    return uris;
+  }
+
+  private static RedisURI parseOne(String url) {
     int colon = url.indexOf("://");
     String scheme = colon < 0 ? "" : url.substring(0, colon);
     if (!SCHEMES.contains(scheme)) {
@@ -101,23 +128,50 @@ public final class DelayqClient implements AutoCloseable {
     }
   }
 
-  private static String redact(RedisURI uri) {
-    return (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort();
+  private static RedisURI seedLike(RedisURI first, String hostAndPort) {
+    int colon = hostAndPort.lastIndexOf(':');
+    int port;
+    try {
+      port = colon < 0 ? RedisURI.DEFAULT_REDIS_PORT : Integer.parseInt(hostAndPort.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw new InvalidRequestException(
+          "redisUrl", "seed '" + Rules.abbreviate(hostAndPort) + "' has no valid port; write host:port or a full URL");
+    }
+    RedisURI seed = RedisURI.builder(first).withHost(colon < 0 ? hostAndPort : hostAndPort.substring(0, colon)).withPort(port).build();
+    return seed;
+  }
+
+  private static String redact(List<RedisURI> uris) {
+    StringBuilder text = new StringBuilder();
+    for (RedisURI uri : uris) {
+      text.append(text.length() == 0 ? "" : ",")
+          .append(uri.isSsl() ? "rediss://" : "redis://")
+          .append(uri.getHost())
+          .append(':')
+          .append(uri.getPort());
+    }
+    return text.toString();
   }
 
   private void checkEvictionPolicy() {
-    String policy;
+    Map<String, String> policies;
     try {
-      policy = connection.sync().configGet("maxmemory-policy").get("maxmemory-policy");
+      policies = connector.configOfMasters("maxmemory-policy");
     } catch (RuntimeException e) {
       log.debug("cannot read maxmemory-policy from {} (CONFIG may be disabled): {}", displayUri, e.toString());
       return;
     }
-    if (policy == null || policy.equals("noeviction")) {
+    Map.Entry<String, String> evicting =
+        policies.entrySet().stream()
+            .filter(e -> e.getValue() != null && !e.getValue().equals("noeviction"))
+            .findFirst()
+            .orElse(null);
+    if (evicting == null) {
       return;
     }
+    String policy = evicting.getValue();
     String message =
-        "Redis at " + displayUri + " has maxmemory-policy '" + policy
+        "Redis at " + (connector.isCluster() ? evicting.getKey() : displayUri) + " has maxmemory-policy '" + policy
             + "': when it runs out of memory it may evict delayq's keys and silently lose jobs."
             + " Set maxmemory-policy to noeviction on this Redis";
     if (settings.refuseEvictingRedis()) {
@@ -133,21 +187,48 @@ public final class DelayqClient implements AutoCloseable {
     Rules.checkQueueName(name);
     RedisJobQueue existing = queues.get(name);
     if (existing != null) {
-      requireSamePartitions(name, existing.partitions(), partitions);
+      if (partitions != 0 && partitions != existing.partitions()) {
+        throw new QueueConfigurationException(
+            "queue '" + name + "' is open in this client with " + existing.partitions() + " partition(s); "
+                + partitions + " were asked for. Close this client and open the queue again with a new client"
+                + " to change the count (possible only while the queue holds no job)");
+      }
       return existing;
     }
     int stored = loadOrCreateSettings(name, partitions == 0 ? 1 : partitions);
-    requireSamePartitions(name, stored, partitions);
-    return queues.computeIfAbsent(name, n -> new RedisJobQueue(this, n, stored));
+    if (partitions != 0 && partitions != stored) {
+      stored = changePartitionCount(name, stored, partitions);
+    }
+    int count = stored;
+    return queues.computeIfAbsent(name, n -> new RedisJobQueue(this, n, count));
   }
 
-  private static void requireSamePartitions(String name, int stored, int requested) {
-    if (requested != 0 && requested != stored) {
+  /**
+   * Changes the partition count of a queue that holds no job. Jobs are found by a hash of their id
+   * modulo the count, so with jobs in place a new count would strand them; that is refused.
+   */
+  private int changePartitionCount(String name, int stored, int requested) {
+    QueueStats held = new RedisJobQueue(this, name, stored).stats();
+    long jobs = held.scheduled() + held.active() + held.dead();
+    if (jobs > 0) {
       throw new QueueConfigurationException(
-          "queue '" + name + "' already has " + stored + " partition(s); " + requested
-              + " were asked for. The partition count is fixed when a queue is first used:"
-              + " open it without a count, or move its jobs to a queue with a new name");
+          "queue '" + name + "' has " + stored + " partition(s) and holds " + jobs + " job(s) (" + held.scheduled()
+              + " scheduled, " + held.active() + " active, " + held.dead() + " dead); it cannot move to "
+              + requested + " partitions, because jobs are found by a hash of their id modulo the count."
+              + " To migrate: create a queue with a new name and " + requested + " partitions, point producers"
+              + " at it, keep workers on the old queue until its stats show no job, then retire the old name;"
+              + " or open '" + name + "' without a partition count to keep " + stored);
     }
+    await(
+        commands
+            .hset(Keys.bytes(Keys.settings(name)), Keys.bytes("partitions"), Keys.bytes(Integer.toString(requested)))
+            .toCompletableFuture(),
+        name,
+        null,
+        0);
+    log.warn("queue '{}' holds no job and now has {} partition(s) instead of {}; processes that have it open"
+        + " with the old count must reopen it", name, requested, stored);
+    return requested;
   }
 
   private int loadOrCreateSettings(String name, int partitions) {
@@ -181,12 +262,21 @@ public final class DelayqClient implements AutoCloseable {
     return Errors.await(future, settings.commandTimeout(), displayUri, queue, id, attempt);
   }
 
+  /** Like {@link #await(CompletableFuture, String, String, int)}, for a call Redis may hold {@code extra} longer. */
+  <T> T await(CompletableFuture<T> future, Duration extra, String queue, String id) {
+    return Errors.await(future, settings.commandTimeout().plus(extra), displayUri, queue, id, 0);
+  }
+
   String displayUri() {
     return displayUri;
   }
 
   RedisClusterAsyncCommands<byte[], byte[]> async() {
-    return connection.async();
+    return commands;
+  }
+
+  RedisConnector connector() {
+    return connector;
   }
 
   ScriptRunner scripts() {
@@ -200,8 +290,8 @@ public final class DelayqClient implements AutoCloseable {
   synchronized ScriptRunner workerScripts() {
     if (workerScripts == null) {
       try {
-        workerConnection = redisClient.connect(ByteArrayCodec.INSTANCE);
-        workerScripts = new ScriptRunner(workerConnection.async());
+        workerConnection = connector.connect();
+        workerScripts = new ScriptRunner(RedisConnector.commands(workerConnection));
       } catch (RuntimeException e) {
         // why: Redis may be away right now; workers then share the main connection and retry
         log.debug("no separate worker connection to {}: {}", displayUri, e.toString());
@@ -246,15 +336,8 @@ public final class DelayqClient implements AutoCloseable {
         workerConnection.close();
       }
     }
-    if (connection != null) {
-      connection.close();
-    }
-    shutdownQuietly();
-  }
-
-  private void shutdownQuietly() {
     try {
-      redisClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      connector.shutdown();
     } catch (RuntimeException e) {
       log.debug("Redis client shutdown: {}", e.toString());
     }

@@ -64,6 +64,12 @@ public final class Errors {
       if (message.contains("DQ_NOT_FOUND")) {
         return new JobNotFoundException(queue, id, textAfterCode(message, "DQ_NOT_FOUND"));
       }
+      if (isTransient(message)) {
+        return new RedisUnavailableException(
+            "Redis at " + redisUri + " cannot serve this call right now (" + message
+                + "); a failover, resharding or restart is under way. Retry shortly",
+            cause);
+      }
       return new RedisCommandException(
           "Redis at " + redisUri + " refused a delayq command: " + message
               + (message.startsWith("OOM")
@@ -90,6 +96,20 @@ public final class Errors {
     }
     return new RedisUnavailableException("unexpected failure talking to " + redisUri, cause);
   }
+
+  /** Replies of a Redis or cluster that is changing hands: the same call succeeds a moment later. */
+  static boolean isTransient(String message) {
+    for (String code : TRANSIENT_CODES) {
+      if (message.startsWith(code)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static final String[] TRANSIENT_CODES = {
+    "MOVED", "ASK", "CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN", "READONLY"
+  };
 
   public static Throwable unwrap(Throwable error) {
     Throwable t = error;

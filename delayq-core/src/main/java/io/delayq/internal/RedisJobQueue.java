@@ -11,6 +11,7 @@ import io.delayq.JobRequest;
 import io.delayq.JobState;
 import io.delayq.LeaseExpiredException;
 import io.delayq.LeasedJob;
+import io.delayq.NotReplicatedException;
 import io.delayq.QueueStats;
 import io.delayq.ScheduledJob;
 import io.delayq.WorkerOptions;
@@ -20,7 +21,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -104,19 +107,25 @@ public final class RedisJobQueue implements JobQueue {
     }
     ScheduledJob[] results = new ScheduledJob[prepared.size()];
     List<Batch> inFlight = new ArrayList<>();
+    List<String> unconfirmed = new ArrayList<>();
+    int[] fewestConfirmed = {Integer.MAX_VALUE};
     for (Batch batch : batches(prepared)) {
       batch.reply = send(batch);
       inFlight.add(batch);
       if (inFlight.size() >= PIPELINE_WINDOW) {
-        collect(inFlight, results);
+        collect(inFlight, results, unconfirmed, fewestConfirmed);
       }
     }
-    collect(inFlight, results);
+    collect(inFlight, results, unconfirmed, fewestConfirmed);
     List<String> refused = new ArrayList<>();
     for (int i = 0; i < results.length; i++) {
       if (results[i] == null) {
         refused.add(prepared.get(i).id);
       }
+    }
+    if (!unconfirmed.isEmpty()) {
+      throw new NotReplicatedException(
+          name, client.settings().replicasToWait(), fewestConfirmed[0], unconfirmed);
     }
     if (!refused.isEmpty()) {
       throw new JobActiveException(
@@ -139,6 +148,8 @@ public final class RedisJobQueue implements JobQueue {
     final Keys.Partition partition;
     final List<Prepared> jobs = new ArrayList<>();
     int bytes;
+    /** The connection it went on; for a durable schedule, the one to the partition's master. */
+    ScriptRunner writer;
     CompletableFuture<List<Object>> reply;
 
     Batch(Keys.Partition partition) {
@@ -196,13 +207,53 @@ public final class RedisJobQueue implements JobQueue {
       System.arraycopy(job.args, 0, args, at, 5);
       at += 5;
     }
-    return client.scripts().run(Script.SCHEDULE, keys, args);
+    batch.writer = durable() ? client.connector().writerFor(p.scheduled()) : client.scripts();
+    return batch.writer.run(Script.SCHEDULE, keys, args);
   }
 
-  /** Waits for the batches in flight and files their answers; a refused job leaves a null. */
-  private void collect(List<Batch> inFlight, ScheduledJob[] results) {
+  private boolean durable() {
+    return client.settings().replicasToWait() > 0;
+  }
+
+  /**
+   * Waits for the batches in flight and files their answers; a refused job leaves a null. For a
+   * durable schedule, first asks each master's connection to {@code WAIT} for the replicas, and
+   * notes the jobs written on a connection whose replicas fell short.
+   */
+  private void collect(
+      List<Batch> inFlight, ScheduledJob[] results, List<String> unconfirmed, int[] fewestConfirmed) {
+    Map<ScriptRunner, CompletableFuture<Long>> waits = new IdentityHashMap<>();
+    if (durable()) {
+      ClientSettings s = client.settings();
+      for (Batch batch : inFlight) {
+        waits.computeIfAbsent(
+            batch.writer, w -> w.waitForReplicas(s.replicasToWait(), s.replicaTimeout().toMillis()));
+      }
+    }
+    Map<ScriptRunner, Long> confirmed = new IdentityHashMap<>();
     for (Batch batch : inFlight) {
-      List<Object> reply = await(batch.reply, batch.jobs.get(0).id, 0);
+      List<Object> reply;
+      try {
+        reply = await(batch.reply, batch.jobs.get(0).id, 0);
+      } catch (RuntimeException e) {
+        if (durable()) {
+          // why: a direct node connection does not follow MOVED; let the cluster map catch up
+          client.connector().refreshTopology();
+        }
+        throw e;
+      }
+      if (durable()) {
+        long replicas =
+            confirmed.computeIfAbsent(
+                batch.writer,
+                w -> client.await(waits.get(w), client.settings().replicaTimeout(), name, batch.jobs.get(0).id));
+        if (replicas < client.settings().replicasToWait()) {
+          fewestConfirmed[0] = (int) Math.min(fewestConfirmed[0], replicas);
+          for (Prepared job : batch.jobs) {
+            unconfirmed.add(job.id);
+          }
+        }
+      }
       for (int j = 0; j < batch.jobs.size(); j++) {
         long outcome = (Long) reply.get(2 * j);
         long due = (Long) reply.get(2 * j + 1);

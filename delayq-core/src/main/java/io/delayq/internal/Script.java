@@ -34,12 +34,14 @@ public enum Script {
   private final ScriptOutputType outputType;
   private final String body;
   private final String sha;
+  private final byte[] bodyBytes;
 
   Script(String fileName, ScriptOutputType outputType) {
     this.fileName = fileName;
     this.outputType = outputType;
     this.body = expandIncludes(read(fileName));
     this.sha = sha1Hex(body);
+    this.bodyBytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }
 
   public String fileName() {
@@ -53,6 +55,10 @@ public enum Script {
   /** The script as sent to Redis, with its includes expanded. */
   public String body() {
     return body;
+  }
+
+  byte[] bodyBytes() {
+    return bodyBytes.clone();
   }
 
   public String sha() {

@@ -7,7 +7,9 @@ import java.util.concurrent.CompletionException;
 
 /**
  * Runs scripts by SHA. When Redis answers NOSCRIPT (after a restart, a failover or SCRIPT FLUSH)
- * the script is loaded and the call retried exactly once.
+ * the call is retried exactly once with the script's text ({@code EVAL}), which also caches it.
+ * {@code EVAL} is routed by its keys like {@code EVALSHA}, so on a cluster it reaches the node that
+ * lacked the script; a separate {@code SCRIPT LOAD} would go to some other node.
  */
 public final class ScriptRunner {
   private final RedisClusterAsyncCommands<byte[], byte[]> redis;
@@ -26,14 +28,19 @@ public final class ScriptRunner {
               }
               Throwable cause = error instanceof CompletionException ? error.getCause() : error;
               if (cause instanceof RedisNoScriptException) {
-                return redis
-                    .scriptLoad(script.body())
-                    .toCompletableFuture()
-                    .thenCompose(sha -> this.<T>call(script, keys, args));
+                return redis.<T>eval(script.bodyBytes(), script.outputType(), keys, args).toCompletableFuture();
               }
               return CompletableFuture.<T>failedFuture(cause);
             })
         .thenCompose(f -> f);
+  }
+
+  /**
+   * Redis {@code WAIT} on this runner's connection: how many replicas have every write sent on it
+   * so far, waiting up to {@code timeoutMillis} for {@code replicas} of them.
+   */
+  public CompletableFuture<Long> waitForReplicas(int replicas, long timeoutMillis) {
+    return redis.waitForReplication(replicas, timeoutMillis).toCompletableFuture();
   }
 
   private <T> CompletableFuture<T> call(Script script, byte[][] keys, byte[][] args) {

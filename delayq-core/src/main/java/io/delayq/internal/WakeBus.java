@@ -1,8 +1,5 @@
 package io.delayq.internal;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import io.lettuce.core.resource.ClientResources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,16 +22,16 @@ final class WakeBus implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WakeBus.class);
   private static final long RETRY_SECONDS = 2;
 
-  private final RedisClient client;
-  private final RedisURI uri;
+  private final RedisConnector connector;
+  private final ClientResources resources;
   private final Map<String, List<WorkerPool>> poolsByChannel = new ConcurrentHashMap<>();
   private StatefulRedisPubSubConnection<byte[], byte[]> connection;
   private boolean connecting;
   private boolean closed;
 
-  WakeBus(RedisClient client, RedisURI uri) {
-    this.client = client;
-    this.uri = uri;
+  WakeBus(RedisConnector connector, ClientResources resources) {
+    this.connector = connector;
+    this.resources = resources;
   }
 
   synchronized void register(String channel, WorkerPool pool) {
@@ -53,8 +51,8 @@ final class WakeBus implements AutoCloseable {
       return;
     }
     connecting = true;
-    client
-        .connectPubSubAsync(ByteArrayCodec.INSTANCE, uri)
+    connector
+        .connectPubSub()
         .whenComplete(
             (opened, error) -> {
               synchronized (this) {
@@ -62,7 +60,7 @@ final class WakeBus implements AutoCloseable {
                 if (error != null) {
                   log.debug("wake-up channel unavailable, retrying in {} s: {}", RETRY_SECONDS, error.toString());
                   if (!closed) {
-                    client.getResources().eventExecutorGroup().schedule(this::retry, RETRY_SECONDS, TimeUnit.SECONDS);
+                    resources.eventExecutorGroup().schedule(this::retry, RETRY_SECONDS, TimeUnit.SECONDS);
                   }
                   return;
                 }

@@ -11,10 +11,12 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -55,6 +57,8 @@ final class WorkerPool implements Workers {
   /** Per partition: the earliest due time announced since the current claim began. */
   private final AtomicLongArray announced;
   private final Acker[] ackers;
+  /** Per partition: claims failed in a row; touched by the waker thread only. */
+  private final int[] partitionFailures;
   private final Map<RedisJobQueue.Attempt, LeasedJob> running = new ConcurrentHashMap<>();
   /** Claimed jobs not yet started, taken by up to {@code concurrency} drainer tasks. */
   private final ConcurrentLinkedQueue<Ready> ready = new ConcurrentLinkedQueue<>();
@@ -80,6 +84,7 @@ final class WorkerPool implements Workers {
     this.wakeAt = new AtomicLongArray(partitionCount);
     this.announced = new AtomicLongArray(partitionCount);
     this.ackers = new Acker[partitionCount];
+    this.partitionFailures = new int[partitionCount];
     for (int p = 0; p < partitionCount; p++) {
       ackers[p] = new Acker(p);
       announced.set(p, Long.MAX_VALUE);
@@ -225,16 +230,49 @@ final class WorkerPool implements Workers {
     }
     long deadline = before + client.settings().commandTimeout().toNanos();
     int started = 0;
+    int failed = 0;
+    Exception failure = null;
+    boolean observed = false;
     for (int i = 0; i < replies.size(); i++) {
-      RedisJobQueue.Claimed claimed =
-          replies.get(i).get(Math.max(0, deadline - clock.localNanos()), TimeUnit.NANOSECONDS);
-      if (i == 0) {
-        clock.observe(claimed.redisMicros(), before, clock.localNanos());
+      int p = due.get(i);
+      RedisJobQueue.Claimed claimed;
+      try {
+        claimed = replies.get(i).get(Math.max(0, deadline - clock.localNanos()), TimeUnit.NANOSECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        // why: on a cluster one master may be down while the others serve; keep claiming theirs
+        failed++;
+        failure = e;
+        partitionFailed(p, e);
+        continue;
       }
-      started += accept(due.get(i), claimed);
+      if (!observed) {
+        clock.observe(claimed.redisMicros(), before, clock.localNanos());
+        observed = true;
+      }
+      if (partitionFailures[p] > 0) {
+        log.info("partition {} of queue '{}' answers again", p, queue.name());
+        partitionFailures[p] = 0;
+      }
+      started += accept(p, claimed);
     }
     startDrainers();
+    if (failed == replies.size()) {
+      throw failure;
+    }
     return started;
+  }
+
+  /** Backs off from one partition whose claim failed, while the others go on. */
+  private void partitionFailed(int p, Throwable error) {
+    int failures = ++partitionFailures[p];
+    long backoff = Math.min(MAX_ERROR_BACKOFF_MILLIS, 100L << Math.min(failures - 1, 6));
+    long nowMillis = clock.isKnown() ? clock.redisMicros() / 1000 : 0;
+    wakeAt.set(p, nowMillis + backoff);
+    if (failures == 1 && partitionCount > 1) {
+      log.warn("partition {} of queue '{}' cannot be claimed (its Redis node may be failing over); the other"
+          + " partitions go on, this one is retried every ≤{} ms: {}",
+          p, queue.name(), MAX_ERROR_BACKOFF_MILLIS, Errors.unwrap(error).toString());
+    }
   }
 
   /** Records a partition's next wake-up time and queues its claimed jobs; returns how many. */
