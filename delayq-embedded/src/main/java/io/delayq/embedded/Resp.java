@@ -7,10 +7,12 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * Just enough RESP over a plain socket to probe and shut down a server, so this module needs no Redis client.
- * Reads simple replies and bulk strings only: what {@code PING}, {@code AUTH}, {@code INFO} and {@code SHUTDOWN} need.
+ * Just enough RESP over a plain socket to probe, shut down and form clusters of servers, so this module needs no Redis
+ * client. One command per connection.
  */
 final class Resp {
 
@@ -28,6 +30,21 @@ final class Resp {
      * @throws IOException if the server cannot be reached, or the reply to AUTH is an error
      */
     static String call(int port, String password, String... command) throws IOException {
+        return exchange(port, password, command, Resp::readReply);
+    }
+
+    /**
+     * Like {@link #call}, but reads the whole reply: simple strings and errors as their line ({@code +OK},
+     * {@code -ERR ...}), bulk strings as their text (or null), integers as Long, arrays as List (or null).
+     *
+     * @throws IOException also if the server closed the connection without replying
+     */
+    static Object query(int port, String password, String... command) throws IOException {
+        return exchange(port, password, command, Resp::readValue);
+    }
+
+    private static <T> T exchange(int port, String password, String[] command, Reader<T> reader)
+            throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(Ports.LOOPBACK, port), TIMEOUT_MILLIS);
             socket.setSoTimeout(TIMEOUT_MILLIS);
@@ -43,7 +60,7 @@ final class Resp {
             }
             out.write(encode(command));
             out.flush();
-            return readReply(in);
+            return reader.read(in);
         }
     }
 
@@ -70,9 +87,40 @@ final class Resp {
         if (line == null || !line.startsWith("$") || line.equals("$-1")) {
             return line;
         }
-        int length = Integer.parseInt(line.substring(1));
+        return readBulk(in, line);
+    }
+
+    private static Object readValue(InputStream in) throws IOException {
+        String line = readLine(in);
+        if (line == null || line.isEmpty()) {
+            throw new IOException("Connection closed without a reply");
+        }
+        switch (line.charAt(0)) {
+            case ':':
+                return Long.parseLong(line.substring(1));
+            case '$':
+                return line.equals("$-1") ? null : readBulk(in, line);
+            case '*': {
+                int count = Integer.parseInt(line.substring(1));
+                if (count < 0) {
+                    return null;
+                }
+                List<Object> items = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    items.add(readValue(in));
+                }
+                return items;
+            }
+            default:
+                return line;
+        }
+    }
+
+    /** The payload announced by {@code header} ({@code $<length>}), consuming its trailing CRLF. */
+    private static String readBulk(InputStream in, String header) throws IOException {
+        int length = Integer.parseInt(header.substring(1));
         byte[] payload = in.readNBytes(length);
-        if (payload.length < length) {
+        if (payload.length < length || in.readNBytes(2).length < 2) {
             throw new IOException("Connection closed inside a bulk reply");
         }
         return new String(payload, StandardCharsets.UTF_8);
@@ -89,5 +137,10 @@ final class Resp {
             line.write(b);
         }
         return line.size() == 0 ? null : line.toString(StandardCharsets.UTF_8);
+    }
+
+    @FunctionalInterface
+    private interface Reader<T> {
+        T read(InputStream in) throws IOException;
     }
 }
