@@ -17,7 +17,6 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,7 +64,12 @@ final class RedisConnector {
     probe.setOptions(options);
     StatefulRedisConnection<byte[], byte[]> connection;
     try {
-      connection = probe.connect(ByteArrayCodec.INSTANCE);
+      // why: a cluster node refuses SELECT, so ask on database 0 before choosing the database
+      connection = probe.connect(ByteArrayCodec.INSTANCE, RedisURI.builder(firstUri).withDatabase(0).build());
+      if (firstUri.getDatabase() != 0 && !isClusterNode(connection, uris.size() > 1)) {
+        connection.close();
+        connection = probe.connect(ByteArrayCodec.INSTANCE);
+      }
     } catch (RuntimeException e) {
       probe.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       throw e;
@@ -110,6 +114,7 @@ final class RedisConnector {
     RedisConnector connector = new RedisConnector(null, clusterClient, firstUri);
     try {
       connector.first = clusterClient.connect(ByteArrayCodec.INSTANCE);
+      connectToMasters((StatefulRedisClusterConnection<byte[], byte[]>) connector.first);
     } catch (RuntimeException e) {
       clusterClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       throw e;
@@ -145,7 +150,29 @@ final class RedisConnector {
 
   /** A further connection of the same kind (a cluster connection for a cluster). */
   StatefulConnection<byte[], byte[]> connect() {
-    return cluster != null ? cluster.connect(ByteArrayCodec.INSTANCE) : standalone.connect(ByteArrayCodec.INSTANCE);
+    if (cluster == null) {
+      return standalone.connect(ByteArrayCodec.INSTANCE);
+    }
+    StatefulRedisClusterConnection<byte[], byte[]> connection = cluster.connect(ByteArrayCodec.INSTANCE);
+    connectToMasters(connection);
+    return connection;
+  }
+
+  /**
+   * Opens the connection's links to every master now. Lettuce opens them on first use, and a
+   * command sent while its link is still opening is rejected (commands are rejected rather than
+   * queued while disconnected, so that callers fail fast when a node is down).
+   */
+  private static void connectToMasters(StatefulRedisClusterConnection<byte[], byte[]> connection) {
+    for (RedisClusterNode node : connection.getPartitions()) {
+      if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.is(RedisClusterNode.NodeFlag.FAIL)) {
+        try {
+          connection.getConnection(node.getUri().getHost(), node.getUri().getPort());
+        } catch (RuntimeException e) {
+          log.debug("cannot open a link to master {}: {}", node.getUri(), e.toString());
+        }
+      }
+    }
   }
 
   static RedisClusterAsyncCommands<byte[], byte[]> commands(StatefulConnection<byte[], byte[]> connection) {
@@ -246,9 +273,5 @@ final class RedisConnector {
       first.close();
     }
     client().shutdown(Duration.ZERO, Duration.ofSeconds(2));
-  }
-
-  static String text(byte[] bytes) {
-    return new String(bytes, StandardCharsets.UTF_8);
   }
 }

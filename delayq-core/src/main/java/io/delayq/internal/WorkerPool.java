@@ -59,6 +59,8 @@ final class WorkerPool implements Workers {
   private final Acker[] ackers;
   /** Per partition: claims failed in a row; touched by the waker thread only. */
   private final int[] partitionFailures;
+  /** Partitions whose last claim failed; when that is all of them, Redis as a whole is away. */
+  private int failingPartitions;
   private final Map<RedisJobQueue.Attempt, LeasedJob> running = new ConcurrentHashMap<>();
   /** Claimed jobs not yet started, taken by up to {@code concurrency} drainer tasks. */
   private final ConcurrentLinkedQueue<Ready> ready = new ConcurrentLinkedQueue<>();
@@ -232,6 +234,7 @@ final class WorkerPool implements Workers {
     int started = 0;
     int failed = 0;
     Exception failure = null;
+    List<Integer> newlyFailing = new ArrayList<>(0);
     boolean observed = false;
     for (int i = 0; i < replies.size(); i++) {
       int p = due.get(i);
@@ -242,7 +245,9 @@ final class WorkerPool implements Workers {
         // why: on a cluster one master may be down while the others serve; keep claiming theirs
         failed++;
         failure = e;
-        partitionFailed(p, e);
+        if (partitionFailed(p)) {
+          newlyFailing.add(p);
+        }
         continue;
       }
       if (!observed) {
@@ -252,27 +257,33 @@ final class WorkerPool implements Workers {
       if (partitionFailures[p] > 0) {
         log.info("partition {} of queue '{}' answers again", p, queue.name());
         partitionFailures[p] = 0;
+        failingPartitions--;
       }
       started += accept(p, claimed);
     }
     startDrainers();
-    if (failed == replies.size()) {
+    if (!newlyFailing.isEmpty() && failingPartitions < partitionCount) {
+      log.warn("partition(s) {} of queue '{}' cannot be claimed (their Redis node may be failing over); the"
+          + " other partitions go on, these are retried every ≤{} ms: {}",
+          newlyFailing, queue.name(), MAX_ERROR_BACKOFF_MILLIS, Errors.unwrap(failure).toString());
+    }
+    if (failed > 0 && failingPartitions == partitionCount) {
+      // why: nothing answers; the loop's own backoff and its single warning take over
       throw failure;
     }
     return started;
   }
 
-  /** Backs off from one partition whose claim failed, while the others go on. */
-  private void partitionFailed(int p, Throwable error) {
+  /** Backs off from one partition whose claim failed; true when it had been answering until now. */
+  private boolean partitionFailed(int p) {
     int failures = ++partitionFailures[p];
+    if (failures == 1) {
+      failingPartitions++;
+    }
     long backoff = Math.min(MAX_ERROR_BACKOFF_MILLIS, 100L << Math.min(failures - 1, 6));
     long nowMillis = clock.isKnown() ? clock.redisMicros() / 1000 : 0;
     wakeAt.set(p, nowMillis + backoff);
-    if (failures == 1 && partitionCount > 1) {
-      log.warn("partition {} of queue '{}' cannot be claimed (its Redis node may be failing over); the other"
-          + " partitions go on, this one is retried every ≤{} ms: {}",
-          p, queue.name(), MAX_ERROR_BACKOFF_MILLIS, Errors.unwrap(error).toString());
-    }
+    return failures == 1;
   }
 
   /** Records a partition's next wake-up time and queues its claimed jobs; returns how many. */

@@ -1,0 +1,204 @@
+package io.delayq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.delayq.embedded.RedisClusterProcesses;
+import io.delayq.embedded.RedisServerProcess;
+import io.delayq.testing.TestRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * delayq on a real Redis Cluster of three masters and three replicas, started on loopback for this
+ * class. The failover test builds its own cluster, since it kills a node.
+ */
+class ClusterIT {
+  private static RedisClusterProcesses cluster;
+  private static Delayq delayq;
+
+  @BeforeAll
+  static void startCluster() {
+    cluster = RedisClusterProcesses.builder().start();
+    delayq = Delayq.connect(cluster.seedUrl());
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (delayq != null) {
+      delayq.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void sixteenPartitionsSpreadOverEveryMasterAndFiftyThousandJobsRunExactlyOnce() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("cluster-50k"), 16);
+    int total = 50_000;
+    List<JobRequest> requests = new ArrayList<>(total);
+    for (int i = 0; i < total; i++) {
+      requests.add(JobRequest.of("job " + i).withId("job-" + i).withDelay(Duration.ofMillis(i % 2_000)));
+    }
+    queue.scheduleAll(requests);
+    assertThat(queue.stats().scheduled()).isEqualTo(total);
+    for (RedisServerProcess master : cluster.masters()) {
+      assertThat(keysOfQueueOn(master, queue.name()))
+          .as("delayq keys on master %s", master.uri())
+          .isNotEmpty();
+    }
+
+    Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+    WorkerOptions options = WorkerOptions.builder().concurrency(8).build();
+    try (Delayq second = Delayq.connect(cluster.seedUrls());
+        Workers here = queue.startWorkers(job -> count(deliveries, job), options);
+        Workers there = second.queue(queue.name()).startWorkers(job -> count(deliveries, job), options)) {
+      await().atMost(Duration.ofSeconds(120)).until(() -> deliveries.size() == total && queue.stats().active() == 0);
+    }
+    assertThat(deliveries.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+    assertThat(queue.stats()).satisfies(s -> {
+      assertThat(s.scheduled()).isZero();
+      assertThat(s.active()).isZero();
+      assertThat(s.dead()).isZero();
+    });
+  }
+
+  @Test
+  void lookupCancelRescheduleAndDeadLettersWorkByIdAcrossPartitions() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("cluster-by-id"), 16);
+    for (int i = 0; i < 200; i++) {
+      queue.schedule(JobRequest.of("p" + i).withId("order-" + i).withDelay(Duration.ofHours(1)));
+    }
+    for (int i = 0; i < 200; i++) {
+      assertThat(queue.get("order-" + i)).map(JobInfo::payloadAsString).hasValue("p" + i);
+    }
+    for (int i = 0; i < 100; i++) {
+      assertThat(queue.cancel("order-" + i)).isTrue();
+    }
+    assertThat(queue.get("order-5")).isEmpty();
+    assertThat(queue.cancel("order-5")).isFalse();
+    for (int i = 100; i < 150; i++) {
+      queue.reschedule("order-" + i, Duration.ZERO);
+    }
+    assertThat(queue.stats()).satisfies(s -> {
+      assertThat(s.partitions()).isEqualTo(16);
+      assertThat(s.scheduled()).isEqualTo(100);
+      assertThat(s.due()).isEqualTo(50);
+    });
+
+    queue.pause();
+    assertThat(queue.stats().paused()).isTrue();
+    assertThat(queue.claim(100, Duration.ofSeconds(5))).isEmpty();
+    queue.resume();
+    List<LeasedJob> claimed = new ArrayList<>();
+    await().atMost(Duration.ofSeconds(5)).until(() -> {
+      claimed.addAll(queue.claim(100, Duration.ofSeconds(30)));
+      return claimed.size() == 50;
+    });
+    Set<String> ids = new HashSet<>();
+    for (LeasedJob job : claimed) {
+      ids.add(job.id());
+      queue.nack(job.id(), job.attempt(), Duration.ZERO, "boom");
+    }
+    assertThat(ids).hasSize(50).allMatch(id -> Integer.parseInt(id.substring(6)) >= 100);
+
+    JobQueue doomed = delayq.queue(TestRedis.uniqueQueue("cluster-dead"), 16);
+    for (int i = 0; i < 40; i++) {
+      doomed.schedule(JobRequest.of("d" + i).withId("dead-" + i).withMaxAttempts(1));
+    }
+    try (Workers failing = doomed.startWorkers(job -> {
+      throw new IllegalStateException("always fails");
+    }, WorkerOptions.builder().concurrency(4).build())) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> doomed.stats().dead() == 40);
+    }
+    List<JobInfo> dead = doomed.deadJobs(1000);
+    assertThat(dead).hasSize(40).allSatisfy(j -> assertThat(j.lastError()).contains("always fails"));
+    assertThat(doomed.requeueDead("dead-7")).isTrue();
+    assertThat(doomed.get("dead-7")).map(JobInfo::state).hasValue(JobState.SCHEDULED);
+    assertThat(doomed.deleteDead("dead-8")).isTrue();
+    assertThat(doomed.stats().dead()).isEqualTo(38);
+  }
+
+  @Test
+  void oneNodeUrlOrASeedListFindsTheWholeCluster() {
+    RedisServerProcess replica = cluster.replicas().get(0);
+    String seeds = replica.uri() + "," + cluster.masters().get(1).uri().replace("redis://", "");
+    try (Delayq viaReplica = Delayq.connect(replica.uri());
+        Delayq viaSeeds = Delayq.connect(seeds)) {
+      String name = TestRedis.uniqueQueue("cluster-seeds");
+      JobQueue a = viaReplica.queue(name, 8);
+      for (int i = 0; i < 50; i++) {
+        a.schedule(JobRequest.of("x").withId("s-" + i).withDelay(Duration.ofMinutes(5)));
+      }
+      JobQueue b = viaSeeds.queue(name);
+      assertThat(b.partitions()).isEqualTo(8);
+      assertThat(b.stats().scheduled()).isEqualTo(50);
+      assertThat(b.get("s-17")).isPresent();
+    }
+  }
+
+  @Test
+  void severalUrlsNamingOneStandaloneRedisAreRefused() {
+    String standalone = TestRedis.url();
+    assertThatThrownBy(() -> Delayq.connect(standalone + "," + standalone))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("is not in cluster mode")
+        .hasMessageContaining("Give one URL for a single Redis");
+    assertThatThrownBy(() -> Delayq.connect(cluster.seedUrl() + "/3"))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("a Redis Cluster has only database 0");
+  }
+
+  @Test
+  void durableSchedulesWaitForAReplica() {
+    try (Delayq durable = Delayq.builder().redisUrl(cluster.seedUrl()).waitForReplicas(1, Duration.ofSeconds(2)).build();
+        Delayq tooDemanding =
+            Delayq.builder().redisUrl(cluster.seedUrl()).waitForReplicas(2, Duration.ofMillis(200)).build()) {
+      String name = TestRedis.uniqueQueue("cluster-durable");
+      JobQueue queue = durable.queue(name, 16);
+      List<JobRequest> requests = new ArrayList<>();
+      for (int i = 0; i < 500; i++) {
+        requests.add(JobRequest.of("d").withId("durable-" + i).withDelay(Duration.ofMinutes(1)));
+      }
+      assertThat(queue.scheduleAll(requests)).hasSize(500);
+      assertThat(queue.schedule(JobRequest.of("one").withId("single")).id()).isEqualTo("single");
+
+      // every master has one replica, so two can never confirm
+      JobQueue same = tooDemanding.queue(name);
+      assertThatThrownBy(() -> same.schedule(JobRequest.of("x").withId("needs-two")))
+          .isInstanceOfSatisfying(NotReplicatedException.class, e -> {
+            assertThat(e.required()).isEqualTo(2);
+            assertThat(e.confirmed()).isEqualTo(1);
+            assertThat(e.unconfirmedIds()).containsExactly("needs-two");
+          })
+          .hasMessageContaining("only 1 of 2 required replica(s) confirmed");
+      assertThat(queue.get("needs-two")).as("written to the master all the same").isPresent();
+    }
+  }
+
+  private static void count(Map<String, AtomicInteger> deliveries, LeasedJob job) {
+    deliveries.computeIfAbsent(job.id(), id -> new AtomicInteger()).incrementAndGet();
+  }
+
+  private static List<String> keysOfQueueOn(RedisServerProcess node, String queue) {
+    RedisClient client = RedisClient.create(node.uri());
+    try (StatefulRedisConnection<String, String> connection = client.connect()) {
+      return connection.sync().keys("{dq:" + queue + ":*");
+    } finally {
+      client.shutdown();
+    }
+  }
+}
