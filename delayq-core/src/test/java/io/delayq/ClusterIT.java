@@ -23,7 +23,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * delayq on a real Redis Cluster of three masters and three replicas, started on loopback for this
- * class. The failover test builds its own cluster, since it kills a node.
+ * class from the machine's {@code redis-server} (or the bundled one when there is none). {@link
+ * ClusterOnRedis62IT} runs the same tests on the bundled Redis 6.2. The failover test builds its
+ * own cluster, since it kills a node.
  */
 class ClusterIT {
   private static RedisClusterProcesses cluster;
@@ -31,7 +33,11 @@ class ClusterIT {
 
   @BeforeAll
   static void startCluster() {
-    cluster = RedisClusterProcesses.builder().start();
+    start(RedisClusterProcesses.builder());
+  }
+
+  static void start(RedisClusterProcesses.Builder builder) {
+    cluster = builder.start();
     delayq = Delayq.connect(cluster.seedUrl());
   }
 
