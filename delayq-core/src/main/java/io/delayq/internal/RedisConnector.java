@@ -1,6 +1,7 @@
 package io.delayq.internal;
 
 import io.delayq.InvalidRequestException;
+import io.delayq.RedisUnavailableException;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -19,6 +20,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -206,7 +208,7 @@ final class RedisConnector {
     RedisClusterNode master = connection.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
     if (master == null) {
       cluster.refreshPartitionsAsync();
-      throw new io.delayq.RedisUnavailableException(
+      throw new RedisUnavailableException(
           "no master of the Redis Cluster serves slot " + SlotHash.getSlot(key)
               + " right now (a failover may be under way); retry shortly",
           null);
@@ -234,7 +236,7 @@ final class RedisConnector {
 
   /** Reads a CONFIG value from every master; a master that refuses CONFIG is left out. */
   Map<String, String> configOfMasters(String parameter) {
-    Map<String, String> values = new java.util.LinkedHashMap<>();
+    Map<String, String> values = new LinkedHashMap<>();
     if (cluster == null) {
       String value = ((StatefulRedisConnection<byte[], byte[]>) first).sync().configGet(parameter).get(parameter);
       values.put(firstUri.getHost() + ":" + firstUri.getPort(), value);
