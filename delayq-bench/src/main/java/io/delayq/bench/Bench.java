@@ -42,7 +42,12 @@ final class Bench {
 
   /** Empties Redis and lets the JVM collect the previous run's garbage before the next one starts. */
   void reset() {
-    redis.flushAll();
+    reset(redis);
+  }
+
+  /** As {@link #reset()}, for {@code target} (the single node or the cluster scenario's cluster). */
+  void reset(RedisTarget target) {
+    target.flushAll();
     System.gc();
   }
 

@@ -10,7 +10,9 @@ import java.util.List;
 
 /**
  * The benchmark: delayq against Redisson's {@code RDelayedQueue}, the plain sorted-set loop (one job
- * per call, and batched) and the {@code redis-benchmark} ZADD ceiling, every scenario, one Redis.
+ * per call, and batched) and the {@code redis-benchmark} ZADD ceiling, every scenario, one Redis;
+ * then the Redis Cluster scenario ({@link ClusterScenario}): delayq alone, bulk enqueue and drain at
+ * 1, 4 and 16 partitions, on that Redis and on a 3-master Redis Cluster with one replica per master.
  * From the repository root:
  *
  * <pre>
@@ -23,7 +25,9 @@ import java.util.List;
  *
  * <p>It starts its own {@code redis-server} on a free port (the machine's, when it is Redis 7 or
  * later, else the one bundled with delayq-embedded), with no persistence and {@code
- * maxmemory-policy noeviction}, and stops it at the end. Exit code: 0 when the run completed (the
+ * maxmemory-policy noeviction}, and stops it at the end. For the cluster scenario it
+ * starts six more from the same binary with the same settings (three masters, three replicas, on
+ * free ports), and stops them when that scenario ends. Exit code: 0 when the run completed (the
  * targets may or may not be met: the report says), 1 when it could not run, 2 for bad arguments.
  */
 public final class BenchMain {

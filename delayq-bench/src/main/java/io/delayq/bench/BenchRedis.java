@@ -6,6 +6,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -16,7 +17,12 @@ import java.util.regex.Pattern;
  * with no persistence ({@code save ""}, no AOF) and {@code maxmemory-policy noeviction}, plus a
  * connection of the benchmark's own for {@code INFO} and {@code FLUSHALL}.
  */
-final class BenchRedis implements AutoCloseable {
+final class BenchRedis implements RedisTarget, AutoCloseable {
+  /**
+   * Config lines beyond {@link RedisServerProcess}'s own defaults ({@code save ""}, {@code appendonly no}),
+   * shared with the cluster scenario's nodes so that both run the same configuration.
+   */
+  static final Map<String, String> SETTINGS = Map.of("maxmemory-policy", "noeviction");
   private static final Pattern VERSION = Pattern.compile("v=(\\d+)\\.(\\d+)\\.(\\d+)");
   /** FLUSHALL of ten million jobs takes seconds; the probe must wait for it. */
   private static final Duration PROBE_TIMEOUT = Duration.ofMinutes(5);
@@ -51,10 +57,9 @@ final class BenchRedis implements AutoCloseable {
           ? "the bundled redis-server (the machine's " + machine.get() + " is older than 7)"
           : "the bundled redis-server (none on PATH)";
     }
-    RedisServerProcess server = RedisServerProcess.builder()
-        .binary(binary)
-        .setting("maxmemory-policy", "noeviction")
-        .start();
+    RedisServerProcess.Builder builder = RedisServerProcess.builder().binary(binary);
+    SETTINGS.forEach(builder::setting);
+    RedisServerProcess server = builder.start();
     try {
       return new BenchRedis(server, binary, choice);
     } catch (RuntimeException e) {
@@ -68,7 +73,8 @@ final class BenchRedis implements AutoCloseable {
     return m.find() ? Integer.parseInt(m.group(1)) : 0;
   }
 
-  String uri() {
+  @Override
+  public String uri() {
     return server.uri();
   }
 
@@ -96,11 +102,13 @@ final class BenchRedis implements AutoCloseable {
   }
 
   /** Deletes every key, synchronously, so the next run starts from an empty server. */
-  void flushAll() {
+  @Override
+  public void flushAll() {
     probe.sync().flushall();
   }
 
-  RedisStats stats() {
+  @Override
+  public RedisStats stats() {
     return RedisStats.parse(probe.sync().info("all"));
   }
 

@@ -21,6 +21,8 @@ import java.util.List;
  * @param backlogTimeout longest a backlog run may dispatch before it is stopped and its rate so far reported
  * @param partitionCounts delayq partition counts compared
  * @param partitionJobs jobs drained per partition count
+ * @param clusterJobs jobs enqueued, and jobs drained, per partition count and topology in the cluster
+ *     scenario (which uses {@code partitionCounts} too)
  * @param ceilingRequests ZADDs per redis-benchmark run without pipelining
  * @param ceilingPipelinedRequests ZADDs per pipelined redis-benchmark run
  * @param bulkChunk jobs per bulk call
@@ -43,6 +45,7 @@ record BenchSettings(
     Duration backlogTimeout,
     List<Integer> partitionCounts,
     int partitionJobs,
+    int clusterJobs,
     int ceilingRequests,
     int ceilingPipelinedRequests,
     int bulkChunk,
@@ -53,14 +56,14 @@ record BenchSettings(
   static BenchSettings full() {
     return new BenchSettings(false, 4, 200_000, 200_000, 2_000, Duration.ofSeconds(20), Duration.ofSeconds(1),
         Duration.ofSeconds(10), 1_000_000, List.of(10_000, 1_000_000, 10_000_000), 50_000, 1_000_000,
-        Duration.ofSeconds(30), List.of(1, 4, 16), 200_000, 200_000, 1_000_000, 10_000, 4, 5_000);
+        Duration.ofSeconds(30), List.of(1, 4, 16), 200_000, 200_000, 200_000, 1_000_000, 10_000, 4, 5_000);
   }
 
   /** Small counts: checks the harness end to end in well under two minutes. */
   static BenchSettings quickMode() {
     return new BenchSettings(true, 4, 20_000, 20_000, 2_000, Duration.ofSeconds(3), Duration.ofSeconds(1),
         Duration.ofSeconds(2), 100_000, List.of(10_000, 100_000), 5_000, 10_000,
-        Duration.ofSeconds(10), List.of(1, 4, 16), 10_000, 50_000, 300_000, 10_000, 4, 2_000);
+        Duration.ofSeconds(10), List.of(1, 4, 16), 10_000, 10_000, 50_000, 300_000, 10_000, 4, 2_000);
   }
 
   int steadyJobs() {

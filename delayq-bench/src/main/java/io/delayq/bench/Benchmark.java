@@ -5,8 +5,9 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * Runs every scenario for every contender, one after another, on one Redis. A contender that fails
- * in one scenario gets a row saying so, and the run goes on.
+ * Runs every scenario for every contender, one after another, on one Redis; then delayq alone on
+ * that Redis and on a Redis Cluster ({@link ClusterScenario}). A contender that fails in one
+ * scenario gets a row saying so, and the run goes on.
  */
 final class Benchmark {
   /** The queues compared; the redis-benchmark ceiling is measured apart ({@link Ceiling}). */
@@ -72,6 +73,14 @@ final class Benchmark {
       Contender.Factory f = DelayqContender.factory(partitions);
       attempt("partitions " + partitions, f, () -> PartitionsScenario.run(bench, partitions),
           results.partitions::add, e -> Results.DrainResult.notRun(f.name(), s.partitionJobs(), partitions, 0, e));
+    }
+    bench.log("cluster: delayq at %s partitions, on the single node, then on a %d-master Redis Cluster",
+        s.partitionCounts(), BenchCluster.MASTERS);
+    try {
+      ClusterScenario.run(bench);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted during the cluster scenario", e);
     }
     return results;
   }

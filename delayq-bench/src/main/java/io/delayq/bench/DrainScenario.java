@@ -30,13 +30,29 @@ final class DrainScenario {
   /** The drain scenario proper (and a partition run): {@code jobs} due jobs on an empty Redis. */
   static Results.DrainResult run(Bench bench, Contender.Factory factory, int jobs, int partitions)
       throws InterruptedException {
-    bench.reset();
+    return run(bench, bench.redis, factory, bench.freshQueue("drain"), jobs, partitions);
+  }
+
+  /** As {@link #run(Bench, Contender.Factory, int, int)}, on {@code redis}, with the queue named {@code queue}. */
+  static Results.DrainResult run(Bench bench, RedisTarget redis, Contender.Factory factory, String queue, int jobs,
+      int partitions) throws InterruptedException {
+    bench.reset(redis);
     try {
-      return measure(bench, factory, bench.freshQueue("drain"), jobs, partitions, 0, 0,
-          Duration.ofSeconds(60 + jobs / 2_000));
+      return measure(bench, redis, factory, queue, jobs, partitions, 0, 0, timeout(jobs));
     } finally {
-      bench.reset();
+      bench.reset(redis);
     }
+  }
+
+  /** How long a drain of {@code jobs} may run before it is stopped. */
+  static Duration timeout(int jobs) {
+    return Duration.ofSeconds(60 + jobs / 2_000);
+  }
+
+  /** As the overload with a {@link RedisTarget}, on the single node. */
+  static Results.DrainResult measure(Bench bench, Contender.Factory factory, String queue, int jobs,
+      int partitions, int backlog, double backlogLoadSeconds, Duration timeout) throws InterruptedException {
+    return measure(bench, bench.redis, factory, queue, jobs, partitions, backlog, backlogLoadSeconds, timeout);
   }
 
   /**
@@ -44,12 +60,13 @@ final class DrainScenario {
    * {@code backlog} jobs pending far in the future (indexes from {@code jobs} on, so that a backlog
    * job delivered counts as unexpected). Stops after {@code timeout}, reporting the rate so far.
    */
-  static Results.DrainResult measure(Bench bench, Contender.Factory factory, String queue, int jobs,
-      int partitions, int backlog, double backlogLoadSeconds, Duration timeout) throws InterruptedException {
+  static Results.DrainResult measure(Bench bench, RedisTarget redis, Contender.Factory factory, String queue,
+      int jobs, int partitions, int backlog, double backlogLoadSeconds, Duration timeout)
+      throws InterruptedException {
     BenchSettings settings = bench.settings;
     String note = "";
     long firstDue;
-    try (Contender loader = factory.open(bench.redis.uri(), queue)) {
+    try (Contender loader = factory.open(redis.uri(), queue)) {
       long expectedLoadMillis = (long) (jobs / bench.bulkRate(factory.name()) * 1000 * LOAD_TIME_MARGIN);
       firstDue = System.currentTimeMillis() + expectedLoadMillis + MIN_LEAD_MILLIS;
       long base = firstDue;
@@ -66,15 +83,15 @@ final class DrainScenario {
     }
 
     Deliveries deliveries = new Deliveries(jobs);
-    try (Contender contender = factory.open(bench.redis.uri(), queue)) {
-      RedisStats before = bench.redis.stats();
+    try (Contender contender = factory.open(redis.uri(), queue)) {
+      RedisStats before = redis.stats();
       long start = System.nanoTime();
       Contender.Running workers = contender.startWorkers(settings.workerThreads(), deliveries);
       boolean all;
       RedisStats after;
       try {
         all = deliveries.awaitAll(timeout);
-        after = bench.redis.stats();
+        after = redis.stats();
         Thread.sleep(QUIET_MILLIS);
       } finally {
         workers.stop();
@@ -92,7 +109,7 @@ final class DrainScenario {
             integrity.duplicates(), integrity.unexpected());
       }
       return new Results.DrainResult(factory.name(), jobs, partitions, backlog, backlogLoadSeconds, rate,
-          integrity, after.since(before), note);
+          integrity, before == null || after == null ? null : after.since(before), note);
     }
   }
 

@@ -14,7 +14,7 @@ final class EnqueueScenario {
 
   static Results.EnqueueResult run(Bench bench, Contender.Factory factory) throws InterruptedException {
     int jobs = bench.settings.enqueueJobs();
-    long due = System.currentTimeMillis() + FAR_FUTURE.toMillis();
+    long due = farFuture();
 
     bench.reset();
     double syncRate;
@@ -28,16 +28,37 @@ final class EnqueueScenario {
       syncIntegrity = Integrity.stored(jobs, contender.pending());
     }
 
+    Bulk bulk = bulk(bench, bench.redis, factory, bench.freshQueue("enqueue-bulk"), jobs, due);
     bench.reset();
-    double bulkRate;
-    Integrity bulkIntegrity;
-    try (Contender contender = factory.open(bench.redis.uri(), bench.freshQueue("enqueue-bulk"))) {
-      double seconds = BulkLoader.load(contender, 0, jobs, due, bench.settings.bulkChunk(), 1);
-      bulkRate = jobs / seconds;
-      bulkIntegrity = Integrity.stored(jobs, contender.pending());
-    }
-    bench.reset();
-    bench.recordBulkRate(factory.name(), bulkRate);
-    return new Results.EnqueueResult(factory.name(), jobs, syncRate, bulkRate, syncIntegrity.plus(bulkIntegrity), "");
+    bench.recordBulkRate(factory.name(), bulk.perSecond());
+    return new Results.EnqueueResult(factory.name(), jobs, syncRate, bulk.perSecond(),
+        syncIntegrity.plus(bulk.integrity()), "");
   }
+
+  /**
+   * The bulk run alone, on {@code redis} emptied first (and left holding the jobs): {@code jobs}
+   * jobs due at {@code dueMillis} on {@code queue}, scheduled with the bulk call in chunks from one
+   * thread. The cluster scenario uses it too.
+   */
+  static Bulk bulk(Bench bench, RedisTarget redis, Contender.Factory factory, String queue, int jobs,
+      long dueMillis) throws InterruptedException {
+    bench.reset(redis);
+    try (Contender contender = factory.open(redis.uri(), queue)) {
+      double seconds = BulkLoader.load(contender, 0, jobs, dueMillis, bench.settings.bulkChunk(), 1);
+      return new Bulk(jobs / seconds, Integrity.stored(jobs, contender.pending()));
+    }
+  }
+
+  /** Due time for jobs that must not be consumed while they are counted: a day from now. */
+  static long farFuture() {
+    return System.currentTimeMillis() + FAR_FUTURE.toMillis();
+  }
+
+  /**
+   * One bulk run.
+   *
+   * @param perSecond jobs/s
+   * @param integrity jobs missing from, or extra in, Redis afterwards
+   */
+  record Bulk(double perSecond, Integrity integrity) {}
 }

@@ -20,7 +20,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * Draws the PNG plots under {@code docs/bench/}: the steady scenario's lateness distribution, one
- * percentile curve per contender, and one throughput bar chart per throughput scenario.
+ * percentile curve per contender, and one throughput bar chart per throughput scenario (the Redis
+ * Cluster one: delayq's enqueue and drain on both topologies).
  */
 final class Plots {
   /** Where the plots go, relative to the report. */
@@ -54,6 +55,7 @@ final class Plots {
     plots.drain();
     plots.backlog();
     plots.partitions();
+    plots.cluster();
     return plots.written;
   }
 
@@ -178,6 +180,30 @@ final class Plots {
         s.partitionJobs()), "jobs/s");
     chart.addSeries(DelayqContender.NAME, counts, barsOf(rates));
     save(chart, "throughput-partitions.png");
+  }
+
+  private void cluster() throws IOException {
+    List<String> counts = s.partitionCounts().stream().map(n -> n + (n == 1 ? " partition" : " partitions")).toList();
+    CategoryChart chart = bars(String.format(Locale.ROOT,
+        "Redis Cluster: delayq, %,d jobs per bar, single node and %d masters (%d replica each)", s.clusterJobs(),
+        BenchCluster.MASTERS, BenchCluster.REPLICAS_PER_MASTER), "jobs/s");
+    boolean any = false;
+    for (Results.ClusterMeasure measure : Results.ClusterMeasure.values()) {
+      for (String topology : ClusterScenario.TOPOLOGIES) {
+        List<Double> rates = new ArrayList<>();
+        for (int n : s.partitionCounts()) {
+          Results.ClusterResult x = ClusterScenario.find(r, topology, measure, n);
+          rates.add(x == null ? Double.NaN : x.perSecond());
+        }
+        if (rates.stream().anyMatch(Double::isFinite)) {
+          chart.addSeries(measure.name().toLowerCase(Locale.ROOT) + ", " + topology, counts, barsOf(rates));
+          any = true;
+        }
+      }
+    }
+    if (any) {
+      save(chart, "throughput-cluster.png");
+    }
   }
 
   private static CategoryChart bars(String title, String yTitle) {

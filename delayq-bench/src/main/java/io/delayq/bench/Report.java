@@ -1,5 +1,6 @@
 package io.delayq.bench;
 
+import io.delayq.embedded.RedisClusterProcesses;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,6 +32,8 @@ final class Report {
   static final String PARTITIONS = "## Partitions";
   static final List<String> SCENARIO_SECTIONS = List.of(ENQUEUE, DRAIN, STEADY, IDLE, MEMORY, BACKLOG, PARTITIONS);
   static final String WHERE_THE_TIME_GOES = "## Where the time goes";
+  /** Ratios of the cluster to the single node within this band read as "about the same". */
+  private static final double SAME_BAND = 0.10;
 
   private static final String NA = "n/a";
   private static final DateTimeFormatter DATE =
@@ -69,6 +72,7 @@ final class Report {
     memory();
     backlog();
     partitions();
+    cluster();
     plots(plots);
     whereTheTimeGoes();
     method();
@@ -84,8 +88,9 @@ final class Report {
     line("     rerun the command rather than editing them. -->");
     line();
     line("delayq against Redisson's `RDelayedQueue`, the plain sorted-set loop (one job per call, and batched),");
-    line("and the ceiling `redis-benchmark` reaches with bare `ZADD`s, all in one run on one Redis. One command,");
-    line("from the repository root, builds everything and runs it all:");
+    line("and the ceiling `redis-benchmark` reaches with bare `ZADD`s, all in one run on one Redis; then delayq alone");
+    line("on that Redis and on a Redis Cluster, which the run starts too. One command, from the repository root,");
+    line("builds everything and runs it all:");
     line();
     line("    " + RunInfo.COMMAND);
     line();
@@ -114,6 +119,11 @@ final class Report {
     row("sorted-set loop", "Lettuce " + RunInfo.lettuceVersion() + "; " + s.workerThreads()
         + " consumer threads, each with its own connection, running the claim script by EVALSHA; 100 ms sleep when"
         + " nothing is due; batched variant: up to " + SortedSetLoopContender.BATCH + " per call");
+    row("Redis Cluster", "for the Redis Cluster section only: " + BenchCluster.MASTERS + " masters with "
+        + BenchCluster.REPLICAS_PER_MASTER + " replica each, " + clusterNodes() + " `redis-server` processes from the"
+        + " same binary with the same settings, on 127.0.0.1, `cluster-node-timeout` "
+        + RedisClusterProcesses.DEFAULT_NODE_TIMEOUT.toMillis() + " ms; FLUSHALL on every master, and WAIT for its"
+        + " replica, between runs");
     row("ceiling", r.ceiling == null ? NA : r.ceiling.available()
         ? "`" + r.ceiling.tool() + " -t zadd -c " + Ceiling.CLIENTS + " -r 1000000` (and `-P " + Ceiling.PIPELINE + "`)"
         : r.ceiling.unavailable());
@@ -400,7 +410,8 @@ final class Report {
     line("delayq's drain (" + Fmt.count(s.partitionJobs()) + " due jobs, " + s.workerThreads() + " handler threads)"
         + " with its queue split over " + counts.stream().map(String::valueOf).reduce((a, b) -> a + ", " + b)
         .orElse("") + " partitions, on the one Redis node (partitions spread a queue over a Redis Cluster; on one"
-        + " node this shows what they cost or save). The others have no partitions.");
+        + " node this shows what they cost or save; the Redis Cluster section compares the two). The others have no"
+        + " partitions.");
     line();
     List<String> header = new ArrayList<>(List.of("contender"));
     counts.forEach(n -> header.add(n + (n == 1 ? " partition" : " partitions") + " (jobs/s)"));
@@ -442,6 +453,175 @@ final class Report {
     ceiling.add("bare ZADD, not a queue");
     row(ceiling.toArray(String[]::new));
     line();
+  }
+
+  /** The heading of the Redis Cluster section, for the partition counts compared. */
+  static String clusterHeading(List<Integer> counts) {
+    return "## Redis Cluster: " + andList(counts) + " partitions";
+  }
+
+  private static int clusterNodes() {
+    return BenchCluster.MASTERS * (1 + BenchCluster.REPLICAS_PER_MASTER);
+  }
+
+  private void cluster() {
+    List<Integer> counts = s.partitionCounts();
+    line(clusterHeading(counts));
+    line();
+    line("delayq alone, with its queue split over " + andList(counts) + " partitions: first on the single node every"
+        + " table above uses, then on a Redis Cluster of " + BenchCluster.MASTERS + " masters with "
+        + BenchCluster.REPLICAS_PER_MASTER + " replica each (" + clusterNodes() + " `redis-server` processes, started"
+        + " for this section from the same binary with the same settings: `save \"\"`, no AOF, `maxmemory-policy"
+        + " noeviction`). Each master streams every write to its replica, which costs it a little; delayq does not"
+        + " wait for the replicas (its default). " + Fmt.count(s.clusterJobs()) + " jobs per cell on both. Enqueue:"
+        + " the bulk call (`scheduleAll` in chunks of " + Fmt.count(s.bulkChunk()) + " from one thread), jobs due in"
+        + " a day, as in the enqueue table. Drain: jobs all due before the " + s.workerThreads() + " handler threads"
+        + " start, as in the drain table. delayq finds the cluster from one node's URL. A partition's keys share a"
+        + " hash tag, so the queue name fixes which master serves each partition; the note gives how many"
+        + " partitions the busiest to the idlest master served.");
+    line();
+    List<String> header = new ArrayList<>(List.of("topology"));
+    for (Results.ClusterMeasure m : Results.ClusterMeasure.values()) {
+      counts.forEach(n -> header.add(m.name().toLowerCase(Locale.ROOT) + ", " + n
+          + (n == 1 ? " partition" : " partitions") + " (jobs/s)"));
+    }
+    header.addAll(List.of("lost", "duplicates", "note"));
+    row(header.toArray(String[]::new));
+    line("|---" + "|---:".repeat(2 * counts.size() + 2) + "|---|");
+    for (String topology : ClusterScenario.TOPOLOGIES) {
+      List<String> cells = new ArrayList<>(List.of(clusterLabel(topology)));
+      Integrity sum = Integrity.NONE;
+      boolean any = false;
+      List<String> notes = new ArrayList<>();
+      List<String> spread = new ArrayList<>();
+      for (Results.ClusterMeasure m : Results.ClusterMeasure.values()) {
+        for (int n : counts) {
+          Results.ClusterResult x = ClusterScenario.find(r, topology, m, n);
+          cells.add(x == null ? Fmt.NONE : Fmt.rate(x.perSecond()));
+          if (x != null && x.integrity() != null) {
+            sum = sum.plus(x.integrity());
+            any = true;
+          }
+          if (x != null && x.note() != null && !x.note().isEmpty()) {
+            notes.add(m.name().toLowerCase(Locale.ROOT) + " " + n + ": " + x.note());
+          }
+          if (m == Results.ClusterMeasure.ENQUEUE) {
+            Results.find(r.cluster, e -> e.topology().equals(topology) && e.partitions() == n
+                    && !e.partitionsPerMaster().isEmpty())
+                .ifPresent(e -> spread.add(n + " → " + e.partitionsPerMaster()));
+          }
+        }
+      }
+      cells.add(any ? Long.toString(sum.lost()) : Fmt.NONE);
+      cells.add(any ? Long.toString(sum.duplicates()) : Fmt.NONE);
+      if (sum.unexpected() > 0) {
+        notes.add(sum.unexpected() + " unexpected deliveries");
+      }
+      if (!spread.isEmpty()) {
+        notes.add(0, "partitions per master: " + String.join(", ", spread));
+      }
+      cells.add(joinNotes(notes));
+      row(cells.toArray(String[]::new));
+    }
+    line();
+    List<String> findings = clusterFindings();
+    if (!findings.isEmpty()) {
+      line(String.join(" ", findings));
+      line();
+    }
+    line(clusterLimits());
+    line();
+  }
+
+  private static String clusterLabel(String topology) {
+    return topology.equals(ClusterScenario.CLUSTER)
+        ? topology + " (" + BenchCluster.REPLICAS_PER_MASTER + " replica each)" : topology;
+  }
+
+  private double clusterRate(String topology, Results.ClusterMeasure measure, int partitions) {
+    Results.ClusterResult x = ClusterScenario.find(r, topology, measure, partitions);
+    return x == null || !(x.perSecond() > 0) ? Double.NaN : x.perSecond();
+  }
+
+  /** Sentences computed from the cluster table: cluster against single node, and 1 against 16 partitions. */
+  private List<String> clusterFindings() {
+    List<Integer> counts = s.partitionCounts();
+    String single = ClusterScenario.SINGLE_NODE;
+    String cluster = ClusterScenario.CLUSTER;
+    List<String> out = new ArrayList<>();
+    List<Double> ratios = new ArrayList<>();
+    List<String> enqueue = new ArrayList<>();
+    List<String> drain = new ArrayList<>();
+    for (int n : counts) {
+      double e = clusterRate(cluster, Results.ClusterMeasure.ENQUEUE, n)
+          / clusterRate(single, Results.ClusterMeasure.ENQUEUE, n);
+      double d = clusterRate(cluster, Results.ClusterMeasure.DRAIN, n)
+          / clusterRate(single, Results.ClusterMeasure.DRAIN, n);
+      enqueue.add(Fmt.ratio(e));
+      drain.add(Fmt.ratio(d));
+      for (double x : new double[] {e, d}) {
+        if (Double.isFinite(x)) {
+          ratios.add(x);
+        }
+      }
+    }
+    if (ratios.isEmpty()) {
+      out.add("No cell was measured on both topologies, so there is nothing to compare (see the notes).");
+      return out;
+    }
+    out.add("Against the single node, the cluster enqueued at " + andList(enqueue) + " its rate and drained at "
+        + andList(drain) + " its rate, with " + andList(counts) + " partitions.");
+    double geomean = Math.exp(ratios.stream().mapToDouble(Math::log).average().orElse(Double.NaN));
+    String verdict = Math.abs(geomean - 1) <= SAME_BAND ? "within " + Fmt.percent(SAME_BAND) + " of"
+        : geomean > 1 ? "faster than" : "slower than";
+    out.add("Over the " + ratios.size() + " cells measured on both, the cluster's rate was " + Fmt.ratio(geomean)
+        + " the single node's (geometric mean): " + verdict + " one node, on this machine.");
+    int lo = counts.get(0);
+    int hi = counts.get(counts.size() - 1);
+    if (lo != hi) {
+      out.add("Going from " + lo + " to " + hi + " partitions multiplied the cluster's enqueue rate by "
+          + scaling(cluster, Results.ClusterMeasure.ENQUEUE, lo, hi) + " and its drain rate by "
+          + scaling(cluster, Results.ClusterMeasure.DRAIN, lo, hi) + "; the single node's by "
+          + scaling(single, Results.ClusterMeasure.ENQUEUE, lo, hi) + " and "
+          + scaling(single, Results.ClusterMeasure.DRAIN, lo, hi) + ".");
+    }
+    return out;
+  }
+
+  private String scaling(String topology, Results.ClusterMeasure measure, int from, int to) {
+    return Fmt.ratio(clusterRate(topology, measure, to) / clusterRate(topology, measure, from));
+  }
+
+  /** The hand-written explanation of what limits the cluster on this machine. */
+  private String clusterLimits() {
+    int cores = info.machine().cores();
+    int processes = clusterNodes() + 1;
+    if (cores >= processes) {
+      return "**What limits it here.** This machine has " + cores + " cores, enough for each of the "
+          + clusterNodes() + " `redis-server` processes and the benchmark JVM to run on one of its own, but they"
+          + " still share one machine's memory bandwidth and loopback network, and the JVM is at once the producer,"
+          + " the workers and the client routing every call to its master.";
+    }
+    // why: written by hand; only the counts are filled in from the run
+    return "**What limits it here.** This machine has " + cores + " cores. During the cluster runs they are shared"
+        + " by " + clusterNodes() + " `redis-server` processes (" + BenchCluster.MASTERS + " masters, each also"
+        + " streaming its writes to its replica, and " + BenchCluster.MASTERS * BenchCluster.REPLICAS_PER_MASTER
+        + " replicas applying the same writes) and the benchmark JVM, which is the producer, the workers and the"
+        + " client routing each call to its master, all at once. On the single node, the one Redis and the JVM can"
+        + " each have a core; splitting the queue over " + BenchCluster.MASTERS + " masters adds processes, not"
+        + " cores, so they only take turns on the same " + cores + ". This table therefore cannot show the scaling"
+        + " a cluster gives when each master has a machine (or at least a core) of its own, where each serves only"
+        + " its share of a queue's writes and claims; it shows what the cluster costs at equal hardware (routing,"
+        + " a connection per master, replication) and that delayq's partitions do spread over the masters.";
+  }
+
+  /** {@code a}, {@code a and b}, {@code a, b and c}. */
+  static String andList(List<?> items) {
+    List<String> text = items.stream().map(String::valueOf).toList();
+    if (text.size() <= 1) {
+      return String.join("", text);
+    }
+    return String.join(", ", text.subList(0, text.size() - 1)) + " and " + text.get(text.size() - 1);
   }
 
   private void plots(List<Path> plots) {
@@ -518,6 +698,8 @@ final class Report {
     line("- Redis counters come from `INFO all` snapshots; the snapshot's own command and traffic are left out.");
     line("- The loop's consumers decide what is due by their own clock; delayq's by the Redis server's clock;"
         + " both run on this machine, so their clocks agree.");
+    line("- The Redis Cluster section runs last: delayq on the single node, then the cluster is started, warmed up"
+        + " with an untimed drain of " + Fmt.count(s.warmupJobs()) + " jobs, measured, and stopped.");
     line();
   }
 

@@ -18,6 +18,7 @@ public final class Results {
   final List<MemoryResult> memory = new ArrayList<>();
   final List<DrainResult> backlog = new ArrayList<>();
   final List<DrainResult> partitions = new ArrayList<>();
+  final List<ClusterResult> cluster = new ArrayList<>();
 
   /**
    * One contender's enqueue runs.
@@ -80,6 +81,32 @@ public final class Results {
    */
   record MemoryResult(String contender, int jobs, double bytesPerJob, double loadSeconds, Integrity integrity,
       String note) {}
+
+  /** What a cluster scenario run measured. */
+  enum ClusterMeasure {
+    /** Bulk enqueue, as in the enqueue scenario's bulk run: jobs/s. */
+    ENQUEUE,
+    /** Drain, as in the drain scenario: jobs/s. */
+    DRAIN
+  }
+
+  /**
+   * One cell of the cluster scenario: delayq's bulk enqueue or drain, on one topology, at one
+   * partition count.
+   *
+   * @param topology {@link ClusterScenario#SINGLE_NODE} or {@link ClusterScenario#CLUSTER}
+   * @param perSecond jobs/s; NaN when not run, with the reason in the note
+   * @param integrity as in the enqueue or drain scenario, or {@code null} when not run
+   * @param partitionsPerMaster how many of the queue's partitions each master serves, e.g. {@code 6/5/5};
+   *     empty on the single node
+   */
+  record ClusterResult(String topology, ClusterMeasure measure, int partitions, int jobs, double perSecond,
+      Integrity integrity, String partitionsPerMaster, String note) {
+
+    static ClusterResult notRun(String topology, ClusterMeasure measure, int partitions, int jobs, String why) {
+      return new ClusterResult(topology, measure, partitions, jobs, Double.NaN, null, "", why);
+    }
+  }
 
   static <T> Optional<T> find(List<T> list, Predicate<T> which) {
     return list.stream().filter(which).findFirst();

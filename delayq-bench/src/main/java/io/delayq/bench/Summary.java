@@ -15,6 +15,11 @@ final class Summary {
       return String.format(Locale.ROOT, "%s jobs/s%s%s", Fmt.rate(r.perSecond()), integrity(r.integrity()),
           note(r.note()));
     }
+    if (result instanceof Results.ClusterResult r) {
+      return String.format(Locale.ROOT, "%s jobs/s%s%s%s", Fmt.rate(r.perSecond()), integrity(r.integrity()),
+          r.partitionsPerMaster().isEmpty() ? "" : "; partitions per master " + r.partitionsPerMaster(),
+          note(r.note()));
+    }
     if (result instanceof Results.SteadyResult r) {
       if (r.lateness() == null) {
         return note(r.note());

@@ -145,6 +145,9 @@ final class Targets {
         }
       }
     }
+    for (Results.ClusterResult x : r.cluster) {
+      missing += add(all, x.integrity());
+    }
     for (Results.SteadyResult x : r.steady) {
       if (x.contender().equals(DELAYQ)) {
         missing += add(all, x.integrity());

@@ -21,13 +21,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Runs the benchmark's quick mode in this JVM, into a temp dir, and checks what it wrote: a report
- * with a row per contender in every scenario table, valid PNG plots, and no job of delayq lost or
- * delivered twice.
+ * with a row per contender in every scenario table, a Redis Cluster table with figures for the single
+ * node and the cluster, valid PNG plots, and no job of delayq lost or delivered twice.
  */
 class BenchQuickIT {
   private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   private static final List<String> PLOTS = List.of("lateness.png", "throughput-enqueue.png",
-      "throughput-drain.png", "throughput-backlog.png", "throughput-partitions.png");
+      "throughput-drain.png", "throughput-backlog.png", "throughput-partitions.png", "throughput-cluster.png");
 
   @TempDir Path out;
 
@@ -66,6 +66,25 @@ class BenchQuickIT {
           .filter(line -> line.startsWith("| " + DelayqContender.NAME + " |")).findFirst().orElseThrow());
       assertThat(delayq.get(lost)).as("delayq lost under %s", heading).isEqualTo("0");
       assertThat(delayq.get(duplicates)).as("delayq duplicates under %s", heading).isEqualTo("0");
+    }
+
+    List<Integer> partitionCounts = BenchSettings.quickMode().partitionCounts();
+    List<String> cluster = tableOf(text, Report.clusterHeading(partitionCounts));
+    List<String> clusterHeader = cells(cluster.get(0));
+    int clusterLost = clusterHeader.indexOf("lost");
+    // why: the topology, then enqueue and drain at each partition count
+    assertThat(clusterLost).as("lost column of the cluster table").isEqualTo(1 + 2 * partitionCounts.size());
+    for (String topology : ClusterScenario.TOPOLOGIES) {
+      List<String> row = cells(cluster.stream().filter(line -> line.startsWith("| " + topology + " "))
+          .findFirst().orElseThrow(() -> new AssertionError("no cluster row for " + topology)));
+      String note = row.get(row.size() - 1);
+      for (int i = 1; i < clusterLost; i++) {
+        String what = clusterHeader.get(i) + " on " + topology + " (note: " + note + ")";
+        assertThat(row.get(i)).as(what).isNotEqualTo(Fmt.NONE);
+        assertThat(Double.parseDouble(row.get(i).replace(",", ""))).as(what).isPositive();
+      }
+      assertThat(row.get(clusterLost)).as("lost on %s", topology).isEqualTo("0");
+      assertThat(row.get(clusterLost + 1)).as("duplicates on %s", topology).isEqualTo("0");
     }
 
     for (String plot : PLOTS) {
