@@ -4,7 +4,9 @@ import io.delayq.internal.ClientSettings;
 import io.delayq.internal.DelayqClient;
 import io.delayq.internal.Rules;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The entry point: a connection to one Redis or one Redis Cluster, and the queues on it.
@@ -66,6 +68,16 @@ public final class Delayq implements AutoCloseable {
    */
   public JobQueue queue(String name, int partitions) {
     return client.queue(name, Rules.checkPartitions(partitions));
+  }
+
+  /** Names of every queue used on this Redis so far, sorted. */
+  public List<String> queueNames() {
+    return client.queueNames();
+  }
+
+  /** The queue if it has been used before on this Redis; unlike {@link #queue(String)}, never creates one. */
+  public Optional<JobQueue> existingQueue(String name) {
+    return client.existingQueue(name);
   }
 
   public boolean isClosed() {

@@ -80,6 +80,22 @@ public interface JobQueue {
   List<LeasedJob> claim(int max, Duration lease);
 
   /**
+   * Like {@link #claim(int, Duration)}, but when nothing is due waits up to {@code wait} for a job
+   * to become due (woken by the same messages as workers, so within milliseconds), then returns
+   * what it could claim, possibly nothing. For pull loops and HTTP long polls.
+   */
+  List<LeasedJob> claim(int max, Duration lease, Duration wait);
+
+  /**
+   * The defaults stored with the queue for callers that leave them out (the HTTP API's schedule
+   * and claim): max attempts, and lease. Unset ones are the library defaults.
+   */
+  QueueDefaults defaults();
+
+  /** Stores the queue's defaults; see {@link #defaults()}. */
+  QueueDefaults setDefaults(QueueDefaults defaults);
+
+  /**
    * The job is done: it is removed.
    *
    * @throws LeaseExpiredException when this attempt no longer holds the job

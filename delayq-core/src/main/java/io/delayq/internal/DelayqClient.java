@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -201,6 +202,25 @@ public final class DelayqClient implements AutoCloseable {
     }
     int count = stored;
     return queues.computeIfAbsent(name, n -> new RedisJobQueue(this, n, count));
+  }
+
+  /** Names of every queue ever used on this Redis, sorted. */
+  public List<String> queueNames() {
+    checkOpen("queueNames()");
+    Set<byte[]> members = await(commands.smembers(Keys.bytes(Keys.registry())).toCompletableFuture(), null, null, 0);
+    return members.stream().map(m -> new String(m, StandardCharsets.UTF_8)).sorted().toList();
+  }
+
+  /** The queue if it has been used before; never creates one. */
+  public Optional<JobQueue> existingQueue(String name) {
+    checkOpen("existingQueue(" + name + ")");
+    Rules.checkQueueName(name);
+    if (queues.containsKey(name)) {
+      return Optional.of(queues.get(name));
+    }
+    Boolean known =
+        await(commands.sismember(Keys.bytes(Keys.registry()), Keys.bytes(name)).toCompletableFuture(), name, null, 0);
+    return Boolean.TRUE.equals(known) ? Optional.of(queue(name, 0)) : Optional.empty();
   }
 
   /**

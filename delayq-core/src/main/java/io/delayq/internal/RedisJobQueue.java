@@ -12,6 +12,7 @@ import io.delayq.JobState;
 import io.delayq.LeaseExpiredException;
 import io.delayq.LeasedJob;
 import io.delayq.NotReplicatedException;
+import io.delayq.QueueDefaults;
 import io.delayq.QueueStats;
 import io.delayq.ScheduledJob;
 import io.delayq.WorkerOptions;
@@ -28,6 +29,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A queue on Redis: each call is one script on the partition that owns the job's id. */
@@ -527,7 +529,7 @@ public final class RedisJobQueue implements JobQueue {
     if (max < 1 || max > 1000) {
       throw new InvalidRequestException("max", "must be between 1 and 1000; got " + max);
     }
-    long leaseMillis = checkLease(lease);
+    long leaseMillis = Rules.checkLease(lease);
     client.checkOpen("claim on queue '" + name + "'");
     List<LeasedJob> jobs = new ArrayList<>();
     int start = Math.floorMod(claimCursor.getAndIncrement(), partitions.length);
@@ -538,13 +540,104 @@ public final class RedisJobQueue implements JobQueue {
     return jobs;
   }
 
-  private static long checkLease(Duration lease) {
-    Objects.requireNonNull(lease, "lease");
-    if (lease.toMillis() < 100 || lease.compareTo(Duration.ofDays(1)) > 0) {
-      throw new InvalidRequestException("lease", "must be between 100 ms and 1 day; got " + lease);
+  /** Longest a claim may wait for work: long polls beyond it are better reissued. */
+  private static final Duration MAX_CLAIM_WAIT = Duration.ofMinutes(5);
+  /** How often a waiting claim looks again even without a wake-up message. */
+  private static final long CLAIM_SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  @Override
+  public List<LeasedJob> claim(int max, Duration lease, Duration wait) {
+    Objects.requireNonNull(wait, "wait");
+    if (wait.isNegative() || wait.compareTo(MAX_CLAIM_WAIT) > 0) {
+      throw new InvalidRequestException("wait", "must be between 0 and 5 minutes; got " + wait);
     }
-    return lease.toMillis();
+    List<LeasedJob> jobs = claim(max, lease);
+    if (!jobs.isEmpty() || wait.isZero()) {
+      return jobs;
+    }
+    long leaseMillis = lease.toMillis();
+    long deadline = System.nanoTime() + wait.toNanos();
+    ClaimWaiter waiter = new ClaimWaiter();
+    client.wakeBus().register(wakeChannelName(), waiter);
+    try {
+      while (true) {
+        long nextWakeMillis = Long.MAX_VALUE;
+        long redisMillis = 0;
+        int start = Math.floorMod(claimCursor.getAndIncrement(), partitions.length);
+        for (int i = 0; i < partitions.length && jobs.size() < max; i++) {
+          Claimed claimed = await(claim(client.scripts(), (start + i) % partitions.length, max - jobs.size(), leaseMillis), null, 0);
+          jobs.addAll(claimed.jobs());
+          redisMillis = claimed.redisMicros() / 1000;
+          if (claimed.nextWakeMillis() >= 0 && !claimed.paused()) {
+            nextWakeMillis = Math.min(nextWakeMillis, claimed.nextWakeMillis());
+          }
+        }
+        long left = deadline - System.nanoTime();
+        if (!jobs.isEmpty() || left <= 0) {
+          return jobs;
+        }
+        long untilDue =
+            nextWakeMillis == Long.MAX_VALUE
+                ? Long.MAX_VALUE
+                : TimeUnit.MILLISECONDS.toNanos(Math.max(1, nextWakeMillis - redisMillis));
+        waiter.await(Math.min(left, Math.min(untilDue, CLAIM_SWEEP_NANOS)));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return jobs;
+    } finally {
+      client.wakeBus().unregister(wakeChannelName(), waiter);
+    }
   }
+
+  /** Cuts a waiting claim's sleep short when an earlier job is announced. */
+  private static final class ClaimWaiter implements WakeListener {
+    private final Waiter waiter = new Waiter();
+
+    @Override
+    public void onWake(int partition, long dueMillis) {
+      waiter.wake();
+    }
+
+    void await(long nanos) throws InterruptedException {
+      waiter.await(nanos);
+    }
+  }
+
+  @Override
+  public QueueDefaults defaults() {
+    client.checkOpen("defaults of queue '" + name + "'");
+    List<io.lettuce.core.KeyValue<byte[], byte[]>> values =
+        await(
+            client.async()
+                .hmget(Keys.bytes(Keys.settings(name)), Keys.bytes("maxAttempts"), Keys.bytes("leaseMs"))
+                .toCompletableFuture(),
+            null,
+            0);
+    int maxAttempts = values.get(0).hasValue() ? Integer.parseInt(text(values.get(0).getValue())) : JobRequest.DEFAULT_MAX_ATTEMPTS;
+    Duration lease =
+        values.get(1).hasValue() ? Duration.ofMillis(Long.parseLong(text(values.get(1).getValue()))) : WorkerOptions.DEFAULT_LEASE;
+    return new QueueDefaults(maxAttempts, lease);
+  }
+
+  @Override
+  public QueueDefaults setDefaults(QueueDefaults defaults) {
+    Objects.requireNonNull(defaults, "defaults");
+    Rules.checkLease(defaults.lease());
+    client.checkOpen("setDefaults of queue '" + name + "'");
+    await(
+        client.async()
+            .hset(
+                Keys.bytes(Keys.settings(name)),
+                Map.of(
+                    Keys.bytes("maxAttempts"), number(defaults.maxAttempts()),
+                    Keys.bytes("leaseMs"), number(defaults.lease().toMillis())))
+            .toCompletableFuture(),
+        null,
+        0);
+    return defaults;
+  }
+
 
   @Override
   public void ack(LeasedJob job) {
@@ -610,7 +703,7 @@ public final class RedisJobQueue implements JobQueue {
   @Override
   public Instant extendLease(String id, int attempt, Duration lease) {
     Rules.checkJobId(id);
-    long leaseMillis = checkLease(lease);
+    long leaseMillis = Rules.checkLease(lease);
     client.checkOpen("extendLease on queue '" + name + "'");
     Keys.Partition k = partitionOf(id);
     Long until =

@@ -3,6 +3,7 @@ package io.delayq.internal;
 import io.delayq.InvalidRequestException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Objects;
 import java.time.Instant;
 import java.util.regex.Pattern;
 
@@ -92,6 +93,15 @@ public final class Rules {
           "partitions", "must be between 1 and " + MAX_PARTITIONS + "; got " + partitions);
     }
     return partitions;
+  }
+
+  /** A lease between 100 ms and 1 day; returns it in milliseconds. */
+  public static long checkLease(Duration lease) {
+    Objects.requireNonNull(lease, "lease");
+    if (lease.toMillis() < 100 || lease.compareTo(Duration.ofDays(1)) > 0) {
+      throw new InvalidRequestException("lease", "must be between 100 ms and 1 day; got " + lease);
+    }
+    return lease.toMillis();
   }
 
   public static void checkMaxAttempts(int maxAttempts) {

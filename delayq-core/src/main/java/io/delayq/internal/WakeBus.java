@@ -24,7 +24,7 @@ final class WakeBus implements AutoCloseable {
 
   private final RedisConnector connector;
   private final ClientResources resources;
-  private final Map<String, List<WorkerPool>> poolsByChannel = new ConcurrentHashMap<>();
+  private final Map<String, List<WakeListener>> poolsByChannel = new ConcurrentHashMap<>();
   private StatefulRedisPubSubConnection<byte[], byte[]> connection;
   private boolean connecting;
   private boolean closed;
@@ -34,8 +34,8 @@ final class WakeBus implements AutoCloseable {
     this.resources = resources;
   }
 
-  synchronized void register(String channel, WorkerPool pool) {
-    List<WorkerPool> pools = poolsByChannel.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
+  synchronized void register(String channel, WakeListener pool) {
+    List<WakeListener> pools = poolsByChannel.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
     boolean first = pools.isEmpty();
     pools.add(pool);
     if (connection == null) {
@@ -91,8 +91,8 @@ final class WakeBus implements AutoCloseable {
     }
   }
 
-  synchronized void unregister(String channel, WorkerPool pool) {
-    List<WorkerPool> pools = poolsByChannel.get(channel);
+  synchronized void unregister(String channel, WakeListener pool) {
+    List<WakeListener> pools = poolsByChannel.get(channel);
     if (pools == null || !pools.remove(pool) || !pools.isEmpty() || connection == null) {
       return;
     }
@@ -100,7 +100,7 @@ final class WakeBus implements AutoCloseable {
   }
 
   private void deliver(String channel, byte[] message) {
-    List<WorkerPool> pools = poolsByChannel.get(channel);
+    List<WakeListener> pools = poolsByChannel.get(channel);
     if (pools == null) {
       return;
     }
@@ -109,7 +109,7 @@ final class WakeBus implements AutoCloseable {
     try {
       int partition = Integer.parseInt(text.substring(0, colon));
       long dueMillis = Long.parseLong(text.substring(colon + 1));
-      for (WorkerPool pool : pools) {
+      for (WakeListener pool : pools) {
         pool.onWake(partition, dueMillis);
       }
     } catch (RuntimeException e) {

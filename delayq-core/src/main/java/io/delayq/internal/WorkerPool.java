@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * claims it sleeps until the earliest next due time or lease deadline it has seen, at most one
  * sweep interval, and is woken early by a wake message when an earlier job is scheduled.
  */
-final class WorkerPool implements Workers {
+final class WorkerPool implements Workers, WakeListener {
   private static final Logger log = LoggerFactory.getLogger(WorkerPool.class);
   private static final long MAX_ERROR_BACKOFF_MILLIS = 5_000;
   /**
@@ -137,7 +137,8 @@ final class WorkerPool implements Workers {
   }
 
   /** A job due at {@code dueMillis} was scheduled on {@code partition} ahead of all others. */
-  void onWake(int partition, long dueMillis) {
+  @Override
+  public void onWake(int partition, long dueMillis) {
     if (partition < 0 || partition >= partitionCount) {
       return;
     }
