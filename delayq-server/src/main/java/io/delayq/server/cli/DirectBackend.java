@@ -1,0 +1,186 @@
+package io.delayq.server.cli;
+
+import io.delayq.Delayq;
+import io.delayq.DelayqException;
+import io.delayq.DuplicatePolicy;
+import io.delayq.InvalidRequestException;
+import io.delayq.JobActiveException;
+import io.delayq.JobInfo;
+import io.delayq.JobNotFoundException;
+import io.delayq.JobQueue;
+import io.delayq.JobRequest;
+import io.delayq.LeaseExpiredException;
+import io.delayq.QueueConfigurationException;
+import io.delayq.QueueStats;
+import io.delayq.RedisUnavailableException;
+import io.delayq.ScheduledJob;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The commands done on Redis (or a Redis Cluster) through delayq-core's public API. Reads, and
+ * every write but schedule, look the queue up with {@link Delayq#existingQueue}, so a mistyped
+ * name is reported and never created.
+ */
+final class DirectBackend implements Backend {
+  private final String target;
+  private final Delayq delayq;
+
+  private DirectBackend(String target, Delayq delayq) {
+    this.target = target;
+    this.delayq = delayq;
+  }
+
+  /** Connects, or fails with exit code 1 (unreachable) or 2 (malformed URL). */
+  static DirectBackend connect(String redisUrl) {
+    String target = Format.redact(redisUrl);
+    try {
+      return new DirectBackend(target, Delayq.connect(redisUrl));
+    } catch (RedisUnavailableException e) {
+      // why: core's message names the URL too; say it once
+      String why = String.valueOf(e.getMessage()).replaceFirst("^cannot connect to Redis at \\S+: ", "");
+      throw new CliException(ExitCodes.FAILED, "cannot reach Redis at " + target + ": " + why
+          + (why.endsWith(".") ? "" : ".") + " To go through a delayq server instead, leave --redis and REDIS_URL unset", e);
+    } catch (InvalidRequestException e) {
+      throw CliException.usage("--redis " + target + " is not a usable Redis URL: " + e.getMessage()
+          + ". Write redis://[user:password@]host:port, rediss://… for TLS, or several comma-separated for a cluster");
+    }
+  }
+
+  @Override
+  public String target() {
+    return target;
+  }
+
+  @Override
+  public ScheduledJob schedule(String queue, Enqueue request) {
+    return call(() -> {
+      JobQueue q = delayq.queue(queue);
+      int maxAttempts = request.maxAttempts() != null ? request.maxAttempts() : q.defaults().maxAttempts();
+      JobRequest job = JobRequest.of(request.payload())
+          .withMaxAttempts(maxAttempts)
+          .withOnDuplicate(request.keep() ? DuplicatePolicy.KEEP : DuplicatePolicy.REPLACE);
+      if (request.id() != null) {
+        job = job.withId(request.id());
+      }
+      if (request.delay() != null) {
+        job = job.withDelay(request.delay());
+      } else if (request.runAt() != null) {
+        job = job.withRunAt(request.runAt());
+      }
+      return q.schedule(job);
+    });
+  }
+
+  @Override
+  public JobInfo get(String queue, String id) {
+    return call(() -> existing(queue).get(id)
+        .orElseThrow(() -> CliException.notFound(Format.noSuchJob(queue, id))));
+  }
+
+  @Override
+  public void cancel(String queue, String id) {
+    call(() -> {
+      if (!existing(queue).cancel(id)) {
+        throw CliException.notFound("job '" + id + "' in queue '" + queue + "': no scheduled job has that id;"
+            + " it may have run, been cancelled, or never existed (`delayq get " + queue + " " + id + "` shows it)");
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public ScheduledJob reschedule(String queue, String id, Duration delay, Instant runAt) {
+    return call(() -> delay != null ? existing(queue).reschedule(id, delay) : existing(queue).reschedule(id, runAt));
+  }
+
+  @Override
+  public List<QueueStats> stats() {
+    return call(() -> {
+      List<QueueStats> all = new ArrayList<>();
+      for (String name : delayq.queueNames()) {
+        // why: a queue may vanish between the listing and the lookup; skip it rather than fail
+        delayq.existingQueue(name).ifPresent(q -> all.add(q.stats()));
+      }
+      return all;
+    });
+  }
+
+  @Override
+  public QueueStats stats(String queue) {
+    return call(() -> existing(queue).stats());
+  }
+
+  @Override
+  public void pause(String queue) {
+    call(() -> {
+      existing(queue).pause();
+      return null;
+    });
+  }
+
+  @Override
+  public void resume(String queue) {
+    call(() -> {
+      existing(queue).resume();
+      return null;
+    });
+  }
+
+  @Override
+  public List<JobInfo> deadJobs(String queue, int limit) {
+    return call(() -> existing(queue).deadJobs(limit));
+  }
+
+  @Override
+  public void requeueDead(String queue, String id) {
+    call(() -> {
+      if (!existing(queue).requeueDead(id)) {
+        throw CliException.notFound(Format.noSuchDeadJob(queue, id));
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public void deleteDead(String queue, String id) {
+    call(() -> {
+      if (!existing(queue).deleteDead(id)) {
+        throw CliException.notFound(Format.noSuchDeadJob(queue, id));
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public void close() {
+    delayq.close();
+  }
+
+  private JobQueue existing(String queue) {
+    return delayq.existingQueue(queue).orElseThrow(() -> CliException.notFound(
+        "no queue '" + queue + "' on Redis at " + target + "; `delayq stats` lists the queues there"));
+  }
+
+  /** Runs one core call, turning its exceptions into exit codes. */
+  private <T> T call(Supplier<T> action) {
+    try {
+      return action.get();
+    } catch (JobNotFoundException e) {
+      throw new CliException(ExitCodes.NOT_FOUND, e.getMessage(), e);
+    } catch (JobActiveException e) {
+      throw new CliException(ExitCodes.CONFLICT, e.getMessage() + "; " + Format.activeHint(e.queue(), e.jobId()), e);
+    } catch (LeaseExpiredException | QueueConfigurationException e) {
+      throw new CliException(ExitCodes.CONFLICT, e.getMessage(), e);
+    } catch (InvalidRequestException e) {
+      throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
+    } catch (RedisUnavailableException e) {
+      throw new CliException(ExitCodes.FAILED, "Redis at " + target + " failed the call: " + e.getMessage(), e);
+    } catch (DelayqException e) {
+      throw new CliException(ExitCodes.FAILED, e.getMessage(), e);
+    }
+  }
+}

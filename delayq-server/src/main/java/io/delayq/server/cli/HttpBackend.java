@@ -1,0 +1,336 @@
+package io.delayq.server.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.delayq.JobInfo;
+import io.delayq.JobState;
+import io.delayq.QueueStats;
+import io.delayq.ScheduledJob;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The commands done through a running {@code delayq serve}, over the HTTP API v1 exactly as
+ * {@code delayq-server/API.md} describes it: paths, JSON fields, status codes and the {@code
+ * {"error","detail"}} body, whose detail becomes the message on stderr.
+ */
+final class HttpBackend implements Backend {
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+  static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final String baseUrl;
+  private final String token;
+  private final HttpClient http;
+
+  HttpBackend(String serverUrl, String token) {
+    this.baseUrl = checkUrl(serverUrl);
+    this.token = token;
+    this.http = HttpClient.newBuilder()
+        .connectTimeout(CONNECT_TIMEOUT)
+        .followRedirects(HttpClient.Redirect.NEVER)
+        .build();
+  }
+
+  private static String checkUrl(String url) {
+    String trimmed = url.strip();
+    while (trimmed.endsWith("/")) {
+      trimmed = trimmed.substring(0, trimmed.length() - 1);
+    }
+    try {
+      URI uri = new URI(trimmed);
+      if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null) {
+        return trimmed;
+      }
+    } catch (java.net.URISyntaxException e) {
+      // reported below
+    }
+    throw CliException.usage("--server '" + url + "' is not an http:// or https:// URL;"
+        + " write it like http://127.0.0.1:7070, or pass --redis to talk to Redis directly");
+  }
+
+  @Override
+  public String target() {
+    return baseUrl;
+  }
+
+  @Override
+  public ScheduledJob schedule(String queue, Enqueue request) {
+    ObjectNode body = JSON.createObjectNode();
+    if (request.id() != null) {
+      body.put("id", request.id());
+    }
+    String text = utf8(request.payload());
+    if (text != null) {
+      body.put("payload", text);
+    } else {
+      body.put("payloadBase64", Base64.getEncoder().encodeToString(request.payload()));
+    }
+    if (request.delay() != null) {
+      body.put("delayMs", request.delay().toMillis());
+    }
+    if (request.runAt() != null) {
+      body.put("runAt", request.runAt().toEpochMilli());
+    }
+    if (request.maxAttempts() != null) {
+      body.put("maxAttempts", request.maxAttempts());
+    }
+    if (request.keep()) {
+      body.put("onDuplicate", "keep");
+    }
+    JsonNode answer = send("POST", queuePath(queue) + "/jobs", body, null);
+    String outcome = answer.path("outcome").asText("created");
+    return new ScheduledJob(answer.path("id").asText(), instant(answer.get("runAt")),
+        ScheduledJob.Outcome.valueOf(outcome.toUpperCase(Locale.ROOT)));
+  }
+
+  @Override
+  public JobInfo get(String queue, String id) {
+    return jobInfo(send("GET", jobPath(queue, id), null, null));
+  }
+
+  @Override
+  public void cancel(String queue, String id) {
+    send("DELETE", jobPath(queue, id), null, Format.activeHint(queue, id));
+  }
+
+  @Override
+  public ScheduledJob reschedule(String queue, String id, Duration delay, Instant runAt) {
+    ObjectNode body = JSON.createObjectNode();
+    if (delay != null) {
+      body.put("delayMs", delay.toMillis());
+    } else {
+      body.put("runAt", runAt.toEpochMilli());
+    }
+    JsonNode answer = send("PATCH", jobPath(queue, id), body, Format.activeHint(queue, id));
+    return new ScheduledJob(answer.path("id").asText(id), instant(answer.get("runAt")), ScheduledJob.Outcome.REPLACED);
+  }
+
+  @Override
+  public List<QueueStats> stats() {
+    List<QueueStats> all = new ArrayList<>();
+    for (JsonNode node : send("GET", "/v1/queues", null, null)) {
+      all.add(queueStats(node));
+    }
+    all.sort((a, b) -> a.queue().compareTo(b.queue()));
+    return all;
+  }
+
+  @Override
+  public QueueStats stats(String queue) {
+    return queueStats(send("GET", queuePath(queue), null, null));
+  }
+
+  @Override
+  public void pause(String queue) {
+    send("POST", queuePath(queue) + "/pause", null, null);
+  }
+
+  @Override
+  public void resume(String queue) {
+    send("POST", queuePath(queue) + "/resume", null, null);
+  }
+
+  @Override
+  public List<JobInfo> deadJobs(String queue, int limit) {
+    List<JobInfo> jobs = new ArrayList<>();
+    for (JsonNode node : send("GET", queuePath(queue) + "/dead?limit=" + limit, null, null)) {
+      jobs.add(jobInfo(node));
+    }
+    return jobs;
+  }
+
+  @Override
+  public void requeueDead(String queue, String id) {
+    send("POST", queuePath(queue) + "/dead/" + segment(id) + "/requeue", null, null);
+  }
+
+  @Override
+  public void deleteDead(String queue, String id) {
+    send("DELETE", queuePath(queue) + "/dead/" + segment(id), null, null);
+  }
+
+  @Override
+  public void close() {
+    // HttpClient holds no resources that outlive the process on Java 17
+  }
+
+  private static String queuePath(String queue) {
+    return "/v1/queues/" + segment(queue);
+  }
+
+  private static String jobPath(String queue, String id) {
+    return queuePath(queue) + "/jobs/" + segment(id);
+  }
+
+  /**
+   * Percent-encodes one path segment: every byte but the unreserved characters of RFC 3986 and
+   * {@code :} (which queue names may hold), so {@code /}, {@code +}, {@code %} and spaces in an id
+   * reach the server intact.
+   */
+  static String segment(String value) {
+    StringBuilder out = new StringBuilder();
+    for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+      int c = b & 0xff;
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || c == '-' || c == '.' || c == '_' || c == '~' || c == ':') {
+        out.append((char) c);
+      } else {
+        out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+            .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+      }
+    }
+    return out.toString();
+  }
+
+  /**
+   * Sends one request and returns the JSON answer ({@code null} for 204); any other outcome becomes
+   * a {@link CliException} with the exit code API.md gives its status.
+   *
+   * @param conflictHint appended to a 409's detail, or null
+   */
+  private JsonNode send(String method, String path, JsonNode body, String conflictHint) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path))
+        .timeout(REQUEST_TIMEOUT)
+        .header("Accept", "application/json");
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    if (body != null) {
+      request.header("Content-Type", "application/json");
+      request.method(method, HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
+    } else {
+      request.method(method, HttpRequest.BodyPublishers.noBody());
+    }
+    HttpResponse<String> response;
+    try {
+      response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    } catch (HttpConnectTimeoutException e) {
+      throw unreachable("no connection within " + CONNECT_TIMEOUT.toSeconds() + " s", e);
+    } catch (HttpTimeoutException e) {
+      throw new CliException(ExitCodes.FAILED, "the delayq server at " + baseUrl + " did not answer "
+          + method + " " + path + " within " + REQUEST_TIMEOUT.toSeconds() + " s; check its log and its Redis", e);
+    } catch (ConnectException e) {
+      throw unreachable("connection refused", e);
+    } catch (IOException e) {
+      throw unreachable(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CliException(ExitCodes.FAILED, "interrupted while waiting for " + baseUrl, e);
+    }
+    int status = response.statusCode();
+    if (status == 204) {
+      return null;
+    }
+    JsonNode answer = parse(response.body());
+    if (status >= 200 && status < 300 && answer != null) {
+      return answer;
+    }
+    throw failure(method, path, status, answer, response, conflictHint);
+  }
+
+  private CliException unreachable(String why, Exception cause) {
+    return new CliException(ExitCodes.FAILED, "cannot reach delayq server at " + baseUrl + ": " + why
+        + ". Start it with `java -jar delayq-server.jar serve`, or pass --redis to talk to Redis directly", cause);
+  }
+
+  private CliException failure(
+      String method, String path, int status, JsonNode answer, HttpResponse<String> response, String conflictHint) {
+    boolean delayqError = answer != null && answer.hasNonNull("error");
+    if (!delayqError) {
+      String body = response.body() == null ? "" : response.body().strip();
+      return new CliException(ExitCodes.FAILED, "unexpected answer from " + baseUrl + " to " + method + " " + path
+          + ": HTTP " + status + " " + Format.abbreviate(body.isEmpty() ? "(no body)" : body, 80)
+          + "; is --server (or DELAYQ_SERVER) the URL of a delayq server?");
+    }
+    String detail = answer.path("detail").asText(answer.path("error").asText());
+    return switch (status) {
+      case 401 -> new CliException(ExitCodes.UNAUTHORIZED, token == null
+          ? "the delayq server at " + baseUrl + " needs a token: pass --token, --token-file or set DELAYQ_TOKEN"
+              + " to the token it was started with (" + detail + ")"
+          : "the delayq server at " + baseUrl + " refused the token: " + detail
+              + ". Pass the token it was started with (--token, --token-file or DELAYQ_TOKEN)");
+      case 400, 413 -> CliException.usage(detail);
+      case 404 -> CliException.notFound(detail);
+      case 409 -> new CliException(ExitCodes.CONFLICT, conflictHint == null ? detail : detail + "; " + conflictHint);
+      case 503 -> new CliException(ExitCodes.FAILED, "the delayq server at " + baseUrl
+          + " cannot reach its Redis: " + detail);
+      default -> new CliException(ExitCodes.FAILED, "the delayq server at " + baseUrl + " failed " + method + " "
+          + path + " with HTTP " + status + ": " + detail);
+    };
+  }
+
+  private static JsonNode parse(String body) {
+    if (body == null || body.isBlank()) {
+      return null;
+    }
+    try {
+      return JSON.readTree(body);
+    } catch (JsonProcessingException e) {
+      return null;
+    }
+  }
+
+  /** The text if the bytes are valid UTF-8, else null. */
+  static String utf8(byte[] bytes) {
+    try {
+      return StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      return null;
+    }
+  }
+
+  private static Instant instant(JsonNode millis) {
+    return millis == null || millis.isNull() ? null : Instant.ofEpochMilli(millis.asLong());
+  }
+
+  private static QueueStats queueStats(JsonNode node) {
+    return new QueueStats(
+        node.path("queue").asText(),
+        node.path("partitions").asInt(),
+        node.path("scheduled").asLong(),
+        node.path("due").asLong(),
+        node.path("active").asLong(),
+        node.path("dead").asLong(),
+        node.path("paused").asBoolean());
+  }
+
+  private static JobInfo jobInfo(JsonNode node) {
+    byte[] payload = node.hasNonNull("payloadBase64")
+        ? Base64.getDecoder().decode(node.get("payloadBase64").asText())
+        : node.path("payload").asText("").getBytes(StandardCharsets.UTF_8);
+    return new JobInfo(
+        node.path("id").asText(),
+        JobState.valueOf(node.path("state").asText().toUpperCase(Locale.ROOT)),
+        instant(node.get("runAt")),
+        instant(node.get("leaseUntil")),
+        instant(node.get("deadAt")),
+        node.path("attempts").asInt(),
+        node.path("maxAttempts").asInt(),
+        instant(node.get("createdAt")),
+        payload,
+        node.hasNonNull("lastError") ? node.get("lastError").asText() : null);
+  }
+}

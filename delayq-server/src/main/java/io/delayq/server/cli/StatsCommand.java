@@ -1,0 +1,64 @@
+package io.delayq.server.cli;
+
+import io.delayq.QueueStats;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code delayq stats [queue…]}: a table of counts, one row per queue. */
+@Command(
+    name = "stats",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Shows every queue's counts as a table.",
+      "Columns: partitions; jobs scheduled (waiting, due or not), due (waiting for a worker), active (held"
+          + " by a worker), dead; whether claiming is paused. Name queues to show only those (exit code 3 if one"
+          + " does not exist)."
+    },
+    footer = {
+      "",
+      "Examples:",
+      "  delayq stats",
+      "  delayq stats orders reminders",
+      "  delayq stats --json --redis redis://127.0.0.1:6379"
+    })
+public final class StatsCommand extends BackendCommand {
+  @Parameters(paramLabel = "QUEUE", arity = "0..*", description = "Queues to show; all when none is named.")
+  List<String> queues = new ArrayList<>();
+
+  @Option(names = "--json", description = "Print the HTTP API's JSON stats array instead of a table.")
+  boolean json;
+
+  @Override
+  int run(Backend backend) {
+    List<QueueStats> stats;
+    if (queues.isEmpty()) {
+      stats = backend.stats();
+    } else {
+      stats = new ArrayList<>();
+      for (String queue : queues) {
+        stats.add(backend.stats(queue));
+      }
+    }
+    if (json) {
+      out().println(JobJson.stats(stats));
+    } else if (stats.isEmpty()) {
+      out().println("no queues yet on " + backend.target() + "; `delayq enqueue` creates one");
+    } else {
+      out().print(table(stats));
+    }
+    return ExitCodes.OK;
+  }
+
+  static String table(List<QueueStats> stats) {
+    List<List<String>> rows = new ArrayList<>();
+    for (QueueStats s : stats) {
+      rows.add(List.of(s.queue(), Long.toString(s.partitions()), Long.toString(s.scheduled()), Long.toString(s.due()),
+          Long.toString(s.active()), Long.toString(s.dead()), s.paused() ? "yes" : "no"));
+    }
+    return Format.table(List.of("QUEUE", "PARTITIONS", "SCHEDULED", "DUE", "ACTIVE", "DEAD", "PAUSED"),
+        rows, 1, 2, 3, 4, 5);
+  }
+}

@@ -1,0 +1,90 @@
+package io.delayq.server.http;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.delayq.DelayqClosedException;
+import io.delayq.DelayqException;
+import io.delayq.InvalidRequestException;
+import io.delayq.JobActiveException;
+import io.delayq.JobNotFoundException;
+import io.delayq.LeaseExpiredException;
+import io.delayq.NotReplicatedException;
+import io.delayq.QueueConfigurationException;
+import io.delayq.RedisUnavailableException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every exception a handler throws becomes a status and the error body {@code {"error": code,
+ * "detail": sentence, "field"?: name}} here, and only here. The table is looked up by the
+ * exception's class and then its superclasses, so the most specific line wins.
+ */
+final class ErrorMapping {
+  private static final Logger log = LoggerFactory.getLogger(ErrorMapping.class);
+
+  /** A status and error code for a kind of exception. */
+  record Mapping(int status, String code) {}
+
+  private static final Map<Class<? extends Throwable>, Mapping> TABLE = new LinkedHashMap<>();
+
+  static {
+    TABLE.put(InvalidRequestException.class, new Mapping(400, "invalid_request"));
+    TABLE.put(JobNotFoundException.class, new Mapping(404, "not_found"));
+    TABLE.put(JobActiveException.class, new Mapping(409, "conflict"));
+    TABLE.put(LeaseExpiredException.class, new Mapping(409, "conflict"));
+    TABLE.put(QueueConfigurationException.class, new Mapping(409, "conflict"));
+    // The jobs were written to the master; the detail says so, and that scheduling again is safe.
+    TABLE.put(NotReplicatedException.class, new Mapping(503, "redis_unavailable"));
+    TABLE.put(RedisUnavailableException.class, new Mapping(503, "redis_unavailable"));
+    TABLE.put(DelayqClosedException.class, new Mapping(503, "shutting_down"));
+    // Any other delayq failure, e.g. Redis refusing a command (out of memory): its message says what.
+    TABLE.put(DelayqException.class, new Mapping(500, "internal"));
+  }
+
+  private ErrorMapping() {}
+
+  /** The mapping for {@code error}'s class or its nearest superclass in the table, or null. */
+  static Mapping lookup(Class<?> type) {
+    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+      Mapping mapping = TABLE.get(c);
+      if (mapping != null) {
+        return mapping;
+      }
+    }
+    return null;
+  }
+
+  /** The response for a failed request; logs server-side failures. */
+  static Response toResponse(Throwable error, String method, String path) {
+    if (error instanceof ApiException api) {
+      Response response = Response.json(api.status(), body(api.code(), api.getMessage(), api.field()));
+      for (Map.Entry<String, String> header : api.headers().entrySet()) {
+        response = response.withHeader(header.getKey(), header.getValue());
+      }
+      return response;
+    }
+    Mapping mapping = lookup(error.getClass());
+    if (mapping == null) {
+      String ref = UUID.randomUUID().toString().substring(0, 8);
+      log.error("{} {} failed unexpectedly (ref {})", method, path, ref, error);
+      return Response.json(
+          500, body("internal", "the server failed unexpectedly (ref " + ref + "); its log has the details", null));
+    }
+    if (mapping.status() >= 500) {
+      log.warn("{} {} answered {}: {}", method, path, mapping.status(), error.getMessage());
+    }
+    String field = error instanceof InvalidRequestException invalid ? invalid.field() : null;
+    Response response = Response.json(mapping.status(), body(mapping.code(), error.getMessage(), field));
+    return mapping.status() == 503 ? response.withHeader("Retry-After", "1") : response;
+  }
+
+  static ObjectNode body(String code, String detail, String field) {
+    ObjectNode body = Json.object().put("error", code).put("detail", detail);
+    if (field != null) {
+      body.put("field", field);
+    }
+    return body;
+  }
+}

@@ -1,0 +1,149 @@
+package io.delayq.server.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.delayq.InvalidRequestException;
+import io.delayq.JobInfo;
+import io.delayq.JobQueue;
+import io.delayq.JobRequest;
+import io.delayq.JobState;
+import io.delayq.ScheduledJob;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.function.IntSupplier;
+
+/** Producers' calls: schedule one or many, look up, cancel, reschedule. */
+final class JobEndpoints {
+  static final int MAX_BATCH = 1000;
+  private static final Set<String> RESCHEDULE_FIELDS = Fields.names("delayMs", "runAt");
+
+  private final Queues queues;
+  private final ServerMetrics metrics;
+
+  JobEndpoints(Queues queues, ServerMetrics metrics) {
+    this.queues = queues;
+    this.metrics = metrics;
+  }
+
+  /** {@code POST /v1/queues/{queue}/jobs} → 201 {@code {"id","runAt","outcome"}}. */
+  Response schedule(Request request) throws Exception {
+    String name = request.path("queue");
+    JsonNode body = request.json(BodyLimits.JOB_BYTES);
+    JobRequests.Parsed parsed = JobRequests.parse(body, "body", "");
+    DefaultMaxAttempts defaults = new DefaultMaxAttempts(queues, name);
+    ScheduledJob scheduled = defaults.queue().schedule(parsed.resolve(defaults));
+    metrics.scheduled(name, List.of(scheduled));
+    return Response.json(201, Views.scheduled(scheduled))
+        .withHeader("Location", "/v1/queues/" + PathCodec.encodeSegment(name) + "/jobs/" + PathCodec.encodeSegment(scheduled.id()));
+  }
+
+  /**
+   * {@code POST /v1/queues/{queue}/jobs:batch} → 201 array in request order. Every element is
+   * checked before anything is written; a bad one is a 400 naming {@code [i].field}.
+   */
+  Response scheduleBatch(Request request) throws Exception {
+    String name = request.path("queue");
+    JsonNode body = request.json(BodyLimits.BATCH_BYTES);
+    if (!body.isArray() || body.isEmpty() || body.size() > MAX_BATCH) {
+      throw new InvalidRequestException(
+          "body", "must be a JSON array of 1 to " + MAX_BATCH + " jobs; got " + Fields.describe(body));
+    }
+    List<JobRequests.Parsed> parsed = new ArrayList<>(body.size());
+    for (int i = 0; i < body.size(); i++) {
+      parsed.add(JobRequests.parse(body.get(i), "[" + i + "]", "[" + i + "]."));
+    }
+    DefaultMaxAttempts defaults = new DefaultMaxAttempts(queues, name);
+    List<JobRequest> jobs = parsed.stream().map(p -> p.resolve(defaults)).toList();
+    List<ScheduledJob> scheduled = defaults.queue().scheduleAll(jobs);
+    metrics.scheduled(name, scheduled);
+    ArrayNode answer = Json.array();
+    scheduled.forEach(job -> answer.add(Views.scheduled(job)));
+    return Response.json(201, answer);
+  }
+
+  /** {@code GET /v1/queues/{queue}/jobs/{id}} → the job view, or 404. */
+  Response get(Request request) {
+    String id = Queues.checkId(request.path("id"));
+    JobQueue queue = queues.existing(request.path("queue"));
+    JobInfo job = queue.get(id).orElseThrow(() -> noJob(queue, id));
+    return Response.ok(Views.job(job));
+  }
+
+  /** {@code DELETE /v1/queues/{queue}/jobs/{id}} → 204; 404 when no such scheduled job; 409 when active. */
+  Response cancel(Request request) {
+    String id = Queues.checkId(request.path("id"));
+    JobQueue queue = queues.existing(request.path("queue"));
+    if (queue.cancel(id)) {
+      return Response.noContent();
+    }
+    Optional<JobInfo> now = queue.get(id);
+    if (now.isPresent() && now.get().state() == JobState.DEAD) {
+      throw ApiException.notFound(
+          "job '" + id + "' in queue '" + queue.name() + "' is dead, not scheduled; delete it with"
+              + " DELETE /v1/queues/{queue}/dead/{id} or requeue it with POST /v1/queues/{queue}/dead/{id}/requeue");
+    }
+    throw noJob(queue, id);
+  }
+
+  /** {@code PATCH /v1/queues/{queue}/jobs/{id}} {@code {"delayMs"} | {"runAt"}} → 200 {@code {"id","runAt"}}. */
+  Response reschedule(Request request) throws Exception {
+    String id = Queues.checkId(request.path("id"));
+    JsonNode body = request.json(BodyLimits.SMALL_BYTES);
+    Fields fields = Fields.of(body, "body", "", RESCHEDULE_FIELDS);
+    if (fields.has("delayMs") == fields.has("runAt")) {
+      throw new InvalidRequestException(
+          "delayMs",
+          fields.has("delayMs")
+              ? "and runAt were both given; give one of them"
+              : "is missing; give delayMs (milliseconds from now) or runAt (epoch ms or ISO-8601)");
+    }
+    JobQueue queue = queues.existing(request.path("queue"));
+    OptionalLong delayMs = fields.integer("delayMs", 0, JobRequests.MAX_DELAY_MS);
+    ScheduledJob moved =
+        delayMs.isPresent()
+            ? queue.reschedule(id, Duration.ofMillis(delayMs.getAsLong()))
+            : queue.reschedule(id, JobRequests.runAt("runAt", fields.raw("runAt")));
+    return Response.ok(Views.rescheduled(moved));
+  }
+
+  static ApiException noJob(JobQueue queue, String id) {
+    return ApiException.notFound(
+        "no job '" + id + "' in queue '" + queue.name() + "': it may have run and been acked, been cancelled,"
+            + " or never been scheduled");
+  }
+
+  /**
+   * The queue, created only once the request is known to be valid, and its stored default max
+   * attempts, read at most once and only when a job leaves it out.
+   */
+  static final class DefaultMaxAttempts implements IntSupplier {
+    private final Queues queues;
+    private final String name;
+    private JobQueue queue;
+    private int value = -1;
+
+    DefaultMaxAttempts(Queues queues, String name) {
+      this.queues = queues;
+      this.name = name;
+    }
+
+    JobQueue queue() {
+      if (queue == null) {
+        queue = queues.create(name);
+      }
+      return queue;
+    }
+
+    @Override
+    public int getAsInt() {
+      if (value < 0) {
+        value = queue().defaults().maxAttempts();
+      }
+      return value;
+    }
+  }
+}

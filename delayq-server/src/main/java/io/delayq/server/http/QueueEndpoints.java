@@ -1,0 +1,128 @@
+package io.delayq.server.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.delayq.JobQueue;
+import io.delayq.QueueConfigurationException;
+import io.delayq.QueueDefaults;
+import io.delayq.QueueStats;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/** Queue-level calls: counts, settings, pause and resume, the dead-letter set. */
+final class QueueEndpoints {
+  static final int MAX_PARTITIONS = 1024;
+  static final int MAX_DEAD_LIMIT = 1000;
+  private static final Set<String> SETTINGS_FIELDS = Fields.names("partitions", "maxAttempts", "leaseMs");
+  private static final Set<String> DEAD_PARAMS = Fields.names("limit");
+
+  private final Queues queues;
+
+  QueueEndpoints(Queues queues) {
+    this.queues = queues;
+  }
+
+  /** {@code GET /v1/queues} → 200 array of stats, by name. */
+  Response list(Request request) {
+    ArrayNode answer = Json.array();
+    for (String name : queues.delayq().queueNames()) {
+      queues.delayq().existingQueue(name).ifPresent(queue -> answer.add(Views.stats(queue.stats())));
+    }
+    return Response.ok(answer);
+  }
+
+  /** {@code GET /v1/queues/{queue}} → 200 stats, or 404. */
+  Response get(Request request) {
+    return Response.ok(Views.stats(queues.existing(request.path("queue")).stats()));
+  }
+
+  /**
+   * {@code PUT /v1/queues/{queue}} {@code {"partitions"?,"maxAttempts"?,"leaseMs"?}} → 200 the
+   * settings; creates the queue when new. A partition change is refused with 409 while the queue
+   * holds jobs.
+   */
+  Response put(Request request) throws Exception {
+    String name = request.path("queue");
+    Fields fields = Fields.of(request.jsonOrEmptyObject(BodyLimits.SMALL_BYTES), "body", "", SETTINGS_FIELDS);
+    OptionalLong partitions = fields.integer("partitions", 1, MAX_PARTITIONS);
+    OptionalLong maxAttempts = fields.integer("maxAttempts", 1, JobRequests.MAX_ATTEMPTS);
+    OptionalLong leaseMs = fields.integer("leaseMs", WorkerEndpoints.MIN_LEASE_MS, WorkerEndpoints.MAX_LEASE_MS);
+    JobQueue queue = partitions.isPresent() ? withPartitions(name, (int) partitions.getAsLong()) : queues.create(name);
+    QueueDefaults defaults = queue.defaults();
+    if (maxAttempts.isPresent() || leaseMs.isPresent()) {
+      defaults =
+          queue.setDefaults(
+              new QueueDefaults(
+                  maxAttempts.isPresent() ? (int) maxAttempts.getAsLong() : defaults.maxAttempts(),
+                  leaseMs.isPresent() ? Duration.ofMillis(leaseMs.getAsLong()) : defaults.lease()));
+    }
+    return Response.ok(Views.settings(name, queue.partitions(), defaults));
+  }
+
+  private JobQueue withPartitions(String name, int partitions) {
+    try {
+      return queues.delayq().queue(name, partitions);
+    } catch (QueueConfigurationException refused) {
+      // The core refuses for one of two reasons: the queue holds jobs, or this server already has
+      // it open with the old count (the core changes a count only when a client first opens it).
+      JobQueue open = queues.existing(name);
+      QueueStats stats = open.stats();
+      long jobs = stats.scheduled() + stats.active() + stats.dead();
+      if (jobs > 0) {
+        throw ApiException.conflict(
+            "queue '" + name + "' has " + open.partitions() + " partition(s) and holds " + jobs + " job(s) (scheduled "
+                + stats.scheduled() + ", active " + stats.active() + ", dead " + stats.dead() + "); the partition"
+                + " count can change only while the queue is empty. Drain it, or use a new queue");
+      }
+      throw ApiException.conflict(
+          "queue '" + name + "' is open in this server with " + open.partitions() + " partition(s), and a running"
+              + " server cannot reopen it with " + partitions + ". The queue is empty: restart the server and send"
+              + " this PUT before any other call uses the queue");
+    }
+  }
+
+  /** {@code POST /v1/queues/{queue}/pause} → 204. */
+  Response pause(Request request) {
+    queues.existing(request.path("queue")).pause();
+    return Response.noContent();
+  }
+
+  /** {@code POST /v1/queues/{queue}/resume} → 204. */
+  Response resume(Request request) {
+    queues.existing(request.path("queue")).resume();
+    return Response.noContent();
+  }
+
+  /** {@code GET /v1/queues/{queue}/dead?limit=N} → 200 the newest dead jobs first. */
+  Response dead(Request request) {
+    int limit = (int) request.queryInteger(DEAD_PARAMS, "limit", 1, MAX_DEAD_LIMIT, 100);
+    JobQueue queue = queues.existing(request.path("queue"));
+    ArrayNode answer = Json.array();
+    queue.deadJobs(limit).forEach(job -> answer.add(Views.job(job)));
+    return Response.ok(answer);
+  }
+
+  /** {@code POST /v1/queues/{queue}/dead/{id}/requeue} → 204, or 404 when no such dead job. */
+  Response requeue(Request request) {
+    String id = Queues.checkId(request.path("id"));
+    JobQueue queue = queues.existing(request.path("queue"));
+    if (!queue.requeueDead(id)) {
+      throw noDeadJob(queue, id);
+    }
+    return Response.noContent();
+  }
+
+  /** {@code DELETE /v1/queues/{queue}/dead/{id}} → 204, or 404 when no such dead job. */
+  Response deleteDead(Request request) {
+    String id = Queues.checkId(request.path("id"));
+    JobQueue queue = queues.existing(request.path("queue"));
+    if (!queue.deleteDead(id)) {
+      throw noDeadJob(queue, id);
+    }
+    return Response.noContent();
+  }
+
+  private static ApiException noDeadJob(JobQueue queue, String id) {
+    return ApiException.notFound("no dead job '" + id + "' in queue '" + queue.name() + "'");
+  }
+}

@@ -1,0 +1,68 @@
+package io.delayq.server.http;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One line of the route table: an HTTP method, a path pattern whose {@code {name}} segments capture
+ * one URL-decoded path segment each, and the handler.
+ *
+ * @param method the HTTP method, upper case
+ * @param pattern e.g. {@code /v1/queues/{queue}/jobs/{id}}; also the {@code route} tag of metrics
+ * @param handler what answers
+ * @param open whether the route needs no token ({@code /health} only)
+ */
+record Route(String method, String pattern, Handler handler, boolean open) {
+
+  /** Answers one matched request. */
+  @FunctionalInterface
+  interface Handler {
+    Response handle(Request request) throws Exception;
+  }
+
+  Route {
+    Objects.requireNonNull(method, "method");
+    Objects.requireNonNull(handler, "handler");
+    if (!pattern.startsWith("/")) {
+      throw new IllegalArgumentException("pattern must start with '/': " + pattern);
+    }
+  }
+
+  /** The pattern split at '/', without the empty first segment. */
+  List<String> segments() {
+    return List.of(pattern.substring(1).split("/", -1));
+  }
+
+  /**
+   * The path parameters when {@code rawSegments} (still percent-encoded) fit the pattern; each
+   * captured segment is decoded, and a segment that is not valid percent-encoded UTF-8 is refused.
+   */
+  Optional<Map<String, String>> match(List<String> rawSegments) {
+    List<String> mine = segments();
+    if (mine.size() != rawSegments.size()) {
+      return Optional.empty();
+    }
+    List<String[]> captured = new ArrayList<>();
+    for (int i = 0; i < mine.size(); i++) {
+      String part = mine.get(i);
+      String raw = rawSegments.get(i);
+      if (part.startsWith("{") && part.endsWith("}")) {
+        if (raw.isEmpty()) {
+          return Optional.empty();
+        }
+        captured.add(new String[] {part.substring(1, part.length() - 1), raw});
+      } else if (!part.equals(raw)) {
+        return Optional.empty();
+      }
+    }
+    Map<String, String> params = new LinkedHashMap<>();
+    for (String[] c : captured) {
+      params.put(c[0], PathCodec.decodeSegment(c[0], c[1]));
+    }
+    return Optional.of(params);
+  }
+}

@@ -1,0 +1,55 @@
+package io.delayq.server.http;
+
+import java.util.List;
+
+/**
+ * Every route of the server, in one table: method, path pattern, handler. Patterns capture
+ * {@code {queue}} and {@code {id}} as one URL-decoded path segment each. The same patterns label
+ * the HTTP metrics and appear in {@code openapi.json} (a test checks that they all do).
+ */
+final class Routes {
+  static final String GET = "GET";
+  static final String POST = "POST";
+  static final String PUT = "PUT";
+  static final String PATCH = "PATCH";
+  static final String DELETE = "DELETE";
+
+  private Routes() {}
+
+  static List<Route> table(JobEndpoints jobs, WorkerEndpoints workers, QueueEndpoints queues, SystemEndpoints system) {
+    return List.of(
+        // producers
+        route(POST,   "/v1/queues/{queue}/jobs",                  jobs::schedule),
+        route(POST,   "/v1/queues/{queue}/jobs:batch",            jobs::scheduleBatch),
+        route(GET,    "/v1/queues/{queue}/jobs/{id}",             jobs::get),
+        route(DELETE, "/v1/queues/{queue}/jobs/{id}",             jobs::cancel),
+        route(PATCH,  "/v1/queues/{queue}/jobs/{id}",             jobs::reschedule),
+        // workers
+        route(POST,   "/v1/queues/{queue}/claim",                 workers::claim),
+        route(POST,   "/v1/queues/{queue}/jobs/{id}/ack",         workers::ack),
+        route(POST,   "/v1/queues/{queue}/jobs/{id}/nack",        workers::nack),
+        route(POST,   "/v1/queues/{queue}/jobs/{id}/lease",       workers::extendLease),
+        // queues
+        route(GET,    "/v1/queues",                               queues::list),
+        route(GET,    "/v1/queues/{queue}",                       queues::get),
+        route(PUT,    "/v1/queues/{queue}",                       queues::put),
+        route(POST,   "/v1/queues/{queue}/pause",                 queues::pause),
+        route(POST,   "/v1/queues/{queue}/resume",                queues::resume),
+        route(GET,    "/v1/queues/{queue}/dead",                  queues::dead),
+        route(POST,   "/v1/queues/{queue}/dead/{id}/requeue",     queues::requeue),
+        route(DELETE, "/v1/queues/{queue}/dead/{id}",             queues::deleteDead),
+        // operations
+        open(GET,     "/health",                                  system::health),
+        route(GET,    "/metrics",                                 system::metrics),
+        route(GET,    "/openapi.json",                            system::openApi));
+  }
+
+  private static Route route(String method, String pattern, Route.Handler handler) {
+    return new Route(method, pattern, handler, false);
+  }
+
+  /** A route that answers without a token. */
+  private static Route open(String method, String pattern, Route.Handler handler) {
+    return new Route(method, pattern, handler, true);
+  }
+}

@@ -1,0 +1,193 @@
+package io.delayq.server.http;
+
+import io.delayq.Delayq;
+import io.delayq.QueueStats;
+import io.delayq.ScheduledJob;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server's Prometheus metrics: jobs scheduled, delivered, acked, retried and dead per queue;
+ * how late jobs were claimed; HTTP requests by route and status; queue depths by state, read from
+ * Redis at scrape time; JVM basics.
+ *
+ * <p>Queue names come from clients, so at most {@link #MAX_QUEUES} of them become label values;
+ * the rest are counted under {@code queue="_other"} and left out of the depth gauges.
+ */
+final class ServerMetrics implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ServerMetrics.class);
+  static final int MAX_QUEUES = 200;
+  static final String OTHER = "_other";
+  /** Prometheus text exposition format 0.0.4. */
+  static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+  private static final Duration[] LATENESS_BUCKETS = {
+    Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
+    Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1),
+    Duration.ofMillis(2500), Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30),
+    Duration.ofSeconds(60), Duration.ofMinutes(5)
+  };
+  private static final Duration[] HTTP_BUCKETS = {
+    Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
+    Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
+    Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(60)
+  };
+
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Set<String> labelled = ConcurrentHashMap.newKeySet();
+  /** Depth gauge values by "queue state", refreshed at each scrape. */
+  private final Map<String, double[]> depths = new ConcurrentHashMap<>();
+  private final double[] redisUp = {Double.NaN};
+  private final JvmGcMetrics gc = new JvmGcMetrics();
+
+  ServerMetrics() {
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    gc.bindTo(registry);
+    Gauge.builder("delayq.redis.up", redisUp, v -> v[0])
+        .description("Whether Redis answered at the last scrape (1) or not (0)")
+        .strongReference(true)
+        .register(registry);
+  }
+
+  /** Exposes how many claims are waiting now (long polls holding an HTTP thread). */
+  void waitingClaims(LongPolls longPolls) {
+    Gauge.builder("delayq.http.waiting.claims", longPolls, LongPolls::waiting)
+        .description("Claims waiting for a job now (HTTP long polls), each holding a thread")
+        .strongReference(true)
+        .register(registry);
+  }
+
+  void scheduled(String queue, List<ScheduledJob> jobs) {
+    long added = jobs.stream().filter(job -> job.outcome() != ScheduledJob.Outcome.KEPT).count();
+    if (added > 0) {
+      counter("delayq.jobs.scheduled", "Jobs created or replaced through the API", queue).increment(added);
+    }
+  }
+
+  /** A job claimed through the API, {@code lateness} after it was due (by the Redis clock). */
+  void delivered(String queue, Duration lateness) {
+    String label = label(queue);
+    counter("delayq.jobs.delivered", "Jobs claimed through the API", queue).increment();
+    Timer.builder("delayq.job.lateness")
+        .description("How long after its due time a job was claimed through the API")
+        .tag("queue", label)
+        .serviceLevelObjectives(LATENESS_BUCKETS)
+        .register(registry)
+        .record(lateness.isNegative() ? Duration.ZERO : lateness);
+  }
+
+  void acked(String queue) {
+    counter("delayq.jobs.acked", "Jobs acked through the API", queue).increment();
+  }
+
+  void retried(String queue) {
+    counter("delayq.jobs.retried", "Jobs nacked through the API and scheduled again", queue).increment();
+  }
+
+  void dead(String queue) {
+    counter("delayq.jobs.dead", "Jobs nacked through the API on their last attempt, now dead", queue).increment();
+  }
+
+  /** One answered HTTP request; {@code route} is the route's pattern, never the raw path. */
+  void request(String method, String route, int status, long nanos) {
+    Timer.builder("delayq.http.requests")
+        .description("HTTP requests by route and status")
+        .tags(Tags.of("method", method, "route", route, "status", Integer.toString(status)))
+        .serviceLevelObjectives(HTTP_BUCKETS)
+        .register(registry)
+        .record(Duration.ofNanos(nanos));
+  }
+
+  /** Reads every queue's counts from Redis, then renders all metrics in the Prometheus text format. */
+  synchronized String scrape(Delayq delayq) {
+    refreshDepths(delayq);
+    return registry.scrape(CONTENT_TYPE);
+  }
+
+  private void refreshDepths(Delayq delayq) {
+    try {
+      List<String> names = delayq.queueNames();
+      int shown = 0;
+      for (String name : names) {
+        if (shown++ >= MAX_QUEUES) {
+          break;
+        }
+        delayq.existingQueue(name).ifPresent(queue -> {
+          QueueStats stats = queue.stats();
+          depth(name, "scheduled")[0] = stats.scheduled();
+          depth(name, "due")[0] = stats.due();
+          depth(name, "active")[0] = stats.active();
+          depth(name, "dead")[0] = stats.dead();
+          depth(name, "paused")[0] = stats.paused() ? 1 : 0;
+        });
+      }
+      redisUp[0] = 1;
+    } catch (RuntimeException e) {
+      log.warn("metrics scrape cannot read queue counts: {}", e.getMessage());
+      redisUp[0] = 0;
+      depths.values().forEach(v -> v[0] = Double.NaN);
+    }
+  }
+
+  private double[] depth(String queue, String state) {
+    return depths.computeIfAbsent(queue + " " + state, key -> {
+      double[] value = {Double.NaN};
+      if (state.equals("paused")) {
+        Gauge.builder("delayq.queue.paused", value, v -> v[0])
+            .description("Whether claiming from the queue is paused (1) or not (0), read at scrape time")
+            .tag("queue", queue)
+            .strongReference(true)
+            .register(registry);
+      } else {
+        Gauge.builder("delayq.queue.jobs", value, v -> v[0])
+            .description("Jobs in the queue by state (scheduled includes due), read at scrape time")
+            .tags("queue", queue, "state", state)
+            .strongReference(true)
+            .register(registry);
+      }
+      return value;
+    });
+  }
+
+  private Counter counter(String name, String description, String queue) {
+    return Counter.builder(name).description(description).tag("queue", label(queue)).register(registry);
+  }
+
+  /** The queue's label value: its name, for the first {@link #MAX_QUEUES} queues seen. */
+  private String label(String queue) {
+    if (labelled.contains(queue)) {
+      return queue;
+    }
+    if (labelled.size() < MAX_QUEUES) {
+      labelled.add(queue);
+      return queue;
+    }
+    return OTHER;
+  }
+
+  @Override
+  public void close() {
+    gc.close();
+    registry.close();
+  }
+}

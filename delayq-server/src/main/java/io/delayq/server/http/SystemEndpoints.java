@@ -1,0 +1,96 @@
+package io.delayq.server.http;
+
+import io.delayq.Delayq;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** {@code /health}, {@code /metrics} and {@code /openapi.json}. */
+final class SystemEndpoints {
+  /** Longest a health check waits for Redis. */
+  static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(2);
+  static final String OPENAPI_RESOURCE = "/io/delayq/server/http/openapi.json";
+
+  private final Delayq delayq;
+  private final ServerMetrics metrics;
+  /** The probe in flight, shared by concurrent health checks so a hung Redis is asked only once. */
+  private final AtomicReference<CompletableFuture<Void>> probe = new AtomicReference<>();
+  private byte[] openApi;
+
+  SystemEndpoints(Delayq delayq, ServerMetrics metrics) {
+    this.delayq = delayq;
+    this.metrics = metrics;
+  }
+
+  /** {@code GET /health} → 200 {@code {"status":"up","redis":"up"}}, or 503 when Redis does not answer in time. */
+  Response health(Request request) {
+    String problem;
+    try {
+      currentProbe().get(HEALTH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return Response.ok(Json.object().put("status", "up").put("redis", "up"));
+    } catch (TimeoutException e) {
+      problem = "Redis did not answer within " + HEALTH_TIMEOUT.toMillis() + " ms";
+    } catch (ExecutionException e) {
+      problem = String.valueOf(e.getCause().getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      problem = "interrupted";
+    }
+    return Response.json(503, Json.object().put("status", "down").put("redis", "down").put("detail", problem));
+  }
+
+  private CompletableFuture<Void> currentProbe() {
+    while (true) {
+      CompletableFuture<Void> running = probe.get();
+      if (running != null) {
+        return running;
+      }
+      CompletableFuture<Void> mine = new CompletableFuture<>();
+      if (probe.compareAndSet(null, mine)) {
+        Thread prober = new Thread(() -> {
+          try {
+            delayq.queueNames();
+            mine.complete(null);
+          } catch (RuntimeException e) {
+            mine.completeExceptionally(e);
+          } finally {
+            probe.compareAndSet(mine, null);
+          }
+        }, "delayq-health-probe");
+        prober.setDaemon(true);
+        prober.start();
+        return mine;
+      }
+    }
+  }
+
+  /** {@code GET /metrics} → the Prometheus text format. */
+  Response metrics(Request request) {
+    return Response.text(200, ServerMetrics.CONTENT_TYPE, metrics.scrape(delayq));
+  }
+
+  /** {@code GET /openapi.json} → the OpenAPI 3.0 document of this API. */
+  Response openApi(Request request) {
+    return Response.bytes(200, Response.JSON, openApiDocument());
+  }
+
+  synchronized byte[] openApiDocument() {
+    if (openApi == null) {
+      try (InputStream in = SystemEndpoints.class.getResourceAsStream(OPENAPI_RESOURCE)) {
+        if (in == null) {
+          throw new IllegalStateException(OPENAPI_RESOURCE + " is missing from the jar");
+        }
+        openApi = in.readAllBytes();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return openApi;
+  }
+}

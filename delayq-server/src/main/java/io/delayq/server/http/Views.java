@@ -1,0 +1,102 @@
+package io.delayq.server.http;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.delayq.JobInfo;
+import io.delayq.LeasedJob;
+import io.delayq.QueueDefaults;
+import io.delayq.QueueStats;
+import io.delayq.ScheduledJob;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Locale;
+
+/** The JSON shapes of API.md's responses. Times are epoch milliseconds. */
+final class Views {
+  private Views() {}
+
+  /** {@code {"id","runAt","outcome"}}; runAt is null when a kept job is not waiting. */
+  static ObjectNode scheduled(ScheduledJob job) {
+    ObjectNode view = Json.object().put("id", job.id());
+    putTime(view, "runAt", job.runAt(), true);
+    return view.put("outcome", job.outcome().name().toLowerCase(Locale.ROOT));
+  }
+
+  /** {@code {"id","runAt"}} after a reschedule. */
+  static ObjectNode rescheduled(ScheduledJob job) {
+    ObjectNode view = Json.object().put("id", job.id());
+    putTime(view, "runAt", job.runAt(), true);
+    return view;
+  }
+
+  /** The job view of API.md: state, the time that goes with it, attempts, payload, last error. */
+  static ObjectNode job(JobInfo job) {
+    ObjectNode view = Json.object().put("id", job.id()).put("state", job.state().name().toLowerCase(Locale.ROOT));
+    putTime(view, "runAt", job.runAt(), false);
+    putTime(view, "leaseUntil", job.leaseUntil(), false);
+    putTime(view, "deadAt", job.deadAt(), false);
+    view.put("attempts", job.attempts()).put("maxAttempts", job.maxAttempts());
+    putTime(view, "createdAt", job.createdAt(), false);
+    putPayload(view, job.payload());
+    if (job.lastError() != null) {
+      view.put("lastError", job.lastError());
+    }
+    return view;
+  }
+
+  /** A claimed job: {@code {"id","payload"|"payloadBase64","attempt","maxAttempts","runAt","leaseUntil"}}. */
+  static ObjectNode leased(LeasedJob job) {
+    ObjectNode view = Json.object().put("id", job.id());
+    putPayload(view, job.payload());
+    view.put("attempt", job.attempt()).put("maxAttempts", job.maxAttempts());
+    putTime(view, "runAt", job.runAt(), true);
+    putTime(view, "leaseUntil", job.leaseUntil(), true);
+    return view;
+  }
+
+  static ObjectNode stats(QueueStats stats) {
+    return Json.object()
+        .put("queue", stats.queue())
+        .put("partitions", stats.partitions())
+        .put("scheduled", stats.scheduled())
+        .put("due", stats.due())
+        .put("active", stats.active())
+        .put("dead", stats.dead())
+        .put("paused", stats.paused());
+  }
+
+  static ObjectNode settings(String queue, int partitions, QueueDefaults defaults) {
+    return Json.object()
+        .put("queue", queue)
+        .put("partitions", partitions)
+        .put("maxAttempts", defaults.maxAttempts())
+        .put("leaseMs", defaults.lease().toMillis());
+  }
+
+  /** {@code payload} when the bytes are UTF-8 text, else {@code payloadBase64}. */
+  static void putPayload(ObjectNode view, byte[] payload) {
+    try {
+      String text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(payload))
+              .toString();
+      view.put("payload", text);
+    } catch (CharacterCodingException e) {
+      view.put("payloadBase64", Base64.getEncoder().encodeToString(payload));
+    }
+  }
+
+  private static void putTime(ObjectNode view, String name, Instant time, boolean evenWhenNull) {
+    if (time != null) {
+      view.put(name, time.toEpochMilli());
+    } else if (evenWhenNull) {
+      view.putNull(name);
+    }
+  }
+}

@@ -1,0 +1,103 @@
+package io.delayq.server.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.delayq.JobQueue;
+import io.delayq.JobState;
+import io.delayq.LeasedJob;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/** Workers' calls, for workers in any language: claim (long poll), ack, nack, extend a lease. */
+final class WorkerEndpoints {
+  static final int MAX_CLAIM = 1000;
+  static final long MAX_WAIT_MS = 60_000;
+  static final long MIN_LEASE_MS = 100;
+  static final long MAX_LEASE_MS = Duration.ofDays(1).toMillis();
+  private static final Set<String> CLAIM_PARAMS = Fields.names("max", "leaseMs", "waitMs");
+  private static final Set<String> ACK_FIELDS = Fields.names("attempt");
+  private static final Set<String> NACK_FIELDS = Fields.names("attempt", "retryInMs", "error");
+  private static final Set<String> LEASE_FIELDS = Fields.names("attempt", "leaseMs");
+
+  private final Queues queues;
+  private final ServerMetrics metrics;
+  private final LongPolls longPolls;
+
+  WorkerEndpoints(Queues queues, ServerMetrics metrics, LongPolls longPolls) {
+    this.queues = queues;
+    this.metrics = metrics;
+    this.longPolls = longPolls;
+  }
+
+  /**
+   * {@code POST /v1/queues/{queue}/claim?max=N&leaseMs=L&waitMs=W} → 200 array of claimed jobs,
+   * empty when none became due within waitMs.
+   */
+  Response claim(Request request) {
+    int max = (int) request.queryInteger(CLAIM_PARAMS, "max", 1, MAX_CLAIM, 1);
+    long waitMs = request.queryInteger(CLAIM_PARAMS, "waitMs", 0, MAX_WAIT_MS, 0);
+    Optional<Long> leaseMs =
+        request.hasQuery(CLAIM_PARAMS, "leaseMs")
+            ? Optional.of(request.queryInteger(CLAIM_PARAMS, "leaseMs", MIN_LEASE_MS, MAX_LEASE_MS, 0))
+            : Optional.empty();
+    JobQueue queue = queues.existing(request.path("queue"));
+    Duration lease = leaseMs.map(Duration::ofMillis).orElseGet(() -> queue.defaults().lease());
+    List<LeasedJob> jobs = longPolls.claim(queue, max, lease, Duration.ofMillis(waitMs));
+    ArrayNode answer = Json.array();
+    for (LeasedJob job : jobs) {
+      answer.add(Views.leased(job));
+      // The claim's own time by the Redis clock: the lease was granted then, for exactly `lease`.
+      Instant claimedAt = job.leaseUntil().minus(lease);
+      metrics.delivered(queue.name(), Duration.between(job.runAt(), claimedAt));
+    }
+    return Response.ok(answer);
+  }
+
+  /** {@code POST .../jobs/{id}/ack} {@code {"attempt"}} → 204; 409 when that attempt's lease is gone. */
+  Response ack(Request request) throws Exception {
+    String id = Queues.checkId(request.path("id"));
+    Fields fields = Fields.of(request.json(BodyLimits.SMALL_BYTES), "body", "", ACK_FIELDS);
+    int attempt = (int) fields.requiredInteger("attempt", 1, Integer.MAX_VALUE);
+    JobQueue queue = queues.existing(request.path("queue"));
+    queue.ack(id, attempt);
+    metrics.acked(queue.name());
+    return Response.noContent();
+  }
+
+  /**
+   * {@code POST .../jobs/{id}/nack} {@code {"attempt","retryInMs"?,"error"?}} → 204; the job is
+   * tried again after retryInMs (or the default backoff), or goes dead after its last attempt.
+   */
+  Response nack(Request request) throws Exception {
+    String id = Queues.checkId(request.path("id"));
+    Fields fields = Fields.of(request.json(BodyLimits.SMALL_BYTES), "body", "", NACK_FIELDS);
+    int attempt = (int) fields.requiredInteger("attempt", 1, Integer.MAX_VALUE);
+    Duration retryIn =
+        fields.integer("retryInMs", 0, JobRequests.MAX_DELAY_MS).stream()
+            .mapToObj(Duration::ofMillis)
+            .findFirst()
+            .orElse(null);
+    String error = fields.string("error").orElse(null);
+    JobQueue queue = queues.existing(request.path("queue"));
+    JobState state = queue.nack(id, attempt, retryIn, error);
+    if (state == JobState.DEAD) {
+      metrics.dead(queue.name());
+    } else {
+      metrics.retried(queue.name());
+    }
+    return Response.noContent();
+  }
+
+  /** {@code POST .../jobs/{id}/lease} {@code {"attempt","leaseMs"}} → 200 {@code {"leaseUntil"}}. */
+  Response extendLease(Request request) throws Exception {
+    String id = Queues.checkId(request.path("id"));
+    Fields fields = Fields.of(request.json(BodyLimits.SMALL_BYTES), "body", "", LEASE_FIELDS);
+    int attempt = (int) fields.requiredInteger("attempt", 1, Integer.MAX_VALUE);
+    long leaseMs = fields.requiredInteger("leaseMs", MIN_LEASE_MS, MAX_LEASE_MS);
+    JobQueue queue = queues.existing(request.path("queue"));
+    Instant until = queue.extendLease(id, attempt, Duration.ofMillis(leaseMs));
+    return Response.ok(Json.object().put("leaseUntil", until.toEpochMilli()));
+  }
+}

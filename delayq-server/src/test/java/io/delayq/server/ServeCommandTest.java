@@ -1,0 +1,71 @@
+package io.delayq.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The checks {@code serve} makes before it starts anything. */
+class ServeCommandTest {
+  @TempDir Path dir;
+
+  private static DelayqServer.Settings settings(String... args) {
+    ServeCommand command = new ServeCommand();
+    new CommandLine(command).parseArgs(args);
+    return command.settings();
+  }
+
+  @Test
+  void defaultsToLoopbackWithoutAToken() {
+    DelayqServer.Settings settings = settings("--port", "0", "--token", "", "--redis", "redis://127.0.0.1:6379");
+    assertThat(settings.bind()).isEqualTo("127.0.0.1");
+    assertThat(settings.token()).isNull();
+    assertThat(settings.redisUrl()).isEqualTo("redis://127.0.0.1:6379");
+  }
+
+  @Test
+  void refusesANonLoopbackBindWithoutAToken() {
+    assertThatThrownBy(() -> settings("--bind", "0.0.0.0", "--token", ""))
+        .isInstanceOf(ServeCommand.UsageException.class)
+        .hasMessageContaining("refusing to listen on 0.0.0.0 without a token")
+        .hasMessageContaining("--token or DELAYQ_TOKEN")
+        .hasMessageContaining("--bind 127.0.0.1");
+    assertThat(settings("--bind", "0.0.0.0", "--token", "0123456789abcdef0123").token()).isEqualTo("0123456789abcdef0123");
+    assertThat(settings("--bind", "localhost", "--token", "").bind()).isEqualTo("localhost");
+  }
+
+  @Test
+  void readsAndTrimsTheTokenFile() throws Exception {
+    Path file = Files.writeString(dir.resolve("token"), "  s3cret-token-from-file\n");
+    assertThat(settings("--token-file", file.toString(), "--token", "").token()).isEqualTo("s3cret-token-from-file");
+  }
+
+  @Test
+  void refusesBadTokenSettings() throws Exception {
+    assertThatThrownBy(() -> settings("--token-file", dir.resolve("missing").toString(), "--token", ""))
+        .hasMessageContaining("cannot read --token-file (DELAYQ_TOKEN_FILE)");
+    Path empty = Files.writeString(dir.resolve("empty"), "\n\n");
+    assertThatThrownBy(() -> settings("--token-file", empty.toString(), "--token", "")).hasMessageContaining("is empty");
+    Path big = Files.write(dir.resolve("big"), new byte[5000]);
+    assertThatThrownBy(() -> settings("--token-file", big.toString(), "--token", "")).hasMessageContaining("5000 bytes");
+    Path file = Files.writeString(dir.resolve("token"), "abc");
+    assertThatThrownBy(() -> settings("--token-file", file.toString(), "--token", "xyz"))
+        .hasMessageContaining("both --token (DELAYQ_TOKEN) and --token-file");
+    assertThatThrownBy(() -> settings("--token", "two words")).hasMessageContaining("space or control character");
+  }
+
+  @Test
+  void refusesPortsOutOfRange() {
+    assertThatThrownBy(() -> settings("--port", "70000")).hasMessageContaining("--port (DELAYQ_PORT) must be between 0 and 65535");
+  }
+
+  @Test
+  void redactsPasswordsInRedisUrls() {
+    assertThat(DelayqServer.redact("redis://user:pa55@host:6379/0")).isEqualTo("redis://***@host:6379/0");
+    assertThat(DelayqServer.redact("rediss://:pw@a:1,b:2")).isEqualTo("rediss://***@a:1,b:2");
+  }
+}

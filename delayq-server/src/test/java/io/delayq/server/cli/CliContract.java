@@ -1,0 +1,256 @@
+package io.delayq.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every job command, run as the real jar, against one backend: {@link CliDirectIT} talks to Redis
+ * with {@code --redis}, {@link CliServerIT} to a running {@code delayq serve} with {@code --server}.
+ * The same commands must print the same things and end with the same exit codes in both.
+ */
+abstract class CliContract {
+  static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern DUE = Pattern.compile(" due (\\S+Z) \\((in [^)]*|[^)]* ago)\\)");
+
+  @TempDir Path tmp;
+  String queue;
+
+  /** The options that point the CLI at the backend under test. */
+  abstract List<String> connection();
+
+  /** Schedules a job with the core API or the HTTP API, bypassing the CLI. */
+  abstract void seed(String queue, String id, Duration delay);
+
+  /** Claims the queue's one due job with a long lease, so it is active. */
+  abstract void claimOne(String queue);
+
+  /** Leaves a job with this id and last error in the dead-letter set (max attempts 1, claimed, nacked). */
+  abstract void makeDead(String queue, String id, String error);
+
+  /** The queue names the backend knows. */
+  abstract List<String> queueNames();
+
+  @BeforeEach
+  void freshQueue() {
+    queue = "cli-it-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  Cli.Result delayq(String... args) {
+    return delayq(null, args);
+  }
+
+  Cli.Result delayq(byte[] stdin, String... args) {
+    List<String> all = new ArrayList<>(Arrays.asList(args));
+    all.addAll(connection());
+    return Cli.run(all, stdin, Map.of());
+  }
+
+  static Instant dueIn(Cli.Result result) {
+    Matcher m = DUE.matcher(result.out());
+    assertThat(m.find()).as("a due time in %s", result).isTrue();
+    return Instant.parse(m.group(1));
+  }
+
+  static void assertExit(Cli.Result result, int code) {
+    assertThat(result.exitCode()).as("%s", result).isEqualTo(code);
+    if (code != 0) {
+      assertThat(result.err().lines()).as("one line on stderr: %s", result).hasSize(1);
+      assertThat(result.err()).as("%s", result).containsPattern("^delayq[ :]");
+    }
+  }
+
+  @Test
+  void enqueueThenGetRescheduleAndCancel() throws Exception {
+    Instant before = Instant.now();
+    Cli.Result enqueued = delayq("enqueue", queue, "{\"order\":42}", "--id", "order-42", "--delay", "1h",
+        "--max-attempts", "3");
+    assertExit(enqueued, 0);
+    assertThat(enqueued.out()).matches("order-42 due \\S+Z \\(in 59m \\d+s\\), created\\R");
+    Instant due = dueIn(enqueued);
+    assertThat(due).isBetween(before.plus(Duration.ofMinutes(60)).minusSeconds(5),
+        Instant.now().plus(Duration.ofMinutes(60)).plusSeconds(5));
+
+    Cli.Result got = delayq("get", queue, "order-42");
+    assertExit(got, 0);
+    assertThat(got.outLines()).containsExactly(
+        "queue       " + queue,
+        "id          order-42",
+        "state       scheduled",
+        got.outLines().get(3),
+        "attempts    0 of 3",
+        got.outLines().get(5),
+        "payload     {\"order\":42}");
+    assertThat(got.outLines().get(3)).startsWith("due         " + due.truncatedTo(ChronoUnit.MILLIS) + " (in 59m ");
+    assertThat(got.outLines().get(5)).startsWith("created     ").endsWith(" ago)");
+
+    JsonNode json = JSON.readTree(delayqOk("get", queue, "order-42", "--json").out());
+    assertThat(json.get("id").asText()).isEqualTo("order-42");
+    assertThat(json.get("state").asText()).isEqualTo("scheduled");
+    assertThat(json.get("runAt").asLong()).isEqualTo(due.toEpochMilli());
+    assertThat(json.get("attempts").asInt()).isZero();
+    assertThat(json.get("maxAttempts").asInt()).isEqualTo(3);
+    assertThat(json.get("payload").asText()).isEqualTo("{\"order\":42}");
+    assertThat(json.get("createdAt").asLong()).isCloseTo(before.toEpochMilli(), within(10_000L));
+
+    Instant beforeMove = Instant.now();
+    Cli.Result moved = delayqOk("reschedule", queue, "order-42", "--delay", "5m");
+    assertThat(moved.out()).startsWith("order-42 due ");
+    assertThat(dueIn(moved)).isBetween(beforeMove.plus(Duration.ofMinutes(5)).minusSeconds(5),
+        Instant.now().plus(Duration.ofMinutes(5)).plusSeconds(5));
+
+    assertThat(delayqOk("cancel", queue, "order-42").out()).isEqualToIgnoringNewLines(
+        "cancelled order-42 in queue " + queue);
+
+    Cli.Result again = delayq("cancel", queue, "order-42");
+    assertExit(again, 3);
+    assertThat(again.err()).startsWith("delayq cancel: ").contains("order-42");
+    Cli.Result gone = delayq("get", queue, "order-42");
+    assertExit(gone, 3);
+    assertThat(gone.err()).startsWith("delayq get: ").contains("order-42");
+  }
+
+  @Test
+  void enqueueReadsStdinAndFilesAndKeepsAnExistingJob() throws Exception {
+    Instant at = Instant.now().plus(Duration.ofDays(1)).truncatedTo(ChronoUnit.SECONDS);
+    byte[] fromStdin = "from stdin\nline 2\n".getBytes(StandardCharsets.UTF_8);
+    Cli.Result first = delayq(fromStdin, "enqueue", queue, "-", "--id", "j1", "--at", at.toString());
+    assertExit(first, 0);
+    assertThat(dueIn(first)).isEqualTo(at);
+
+    Path file = Files.writeString(tmp.resolve("body.json"), "{\"from\":\"file\"}");
+    Cli.Result kept = delayqOk("enqueue", queue, "@" + file, "--id", "j1", "--keep");
+    assertThat(kept.out()).startsWith("j1 due " + at).contains("kept");
+
+    JsonNode json = JSON.readTree(delayqOk("get", queue, "j1", "--json").out());
+    assertThat(json.get("payload").asText()).isEqualTo("from stdin\nline 2\n");
+    assertThat(json.get("runAt").asLong()).isEqualTo(at.toEpochMilli());
+
+    Cli.Result generated = delayqOk("enqueue", queue, "@" + file, "-q");
+    assertThat(generated.outLines()).hasSize(1);
+    String id = generated.outLines().get(0);
+    assertThat(id).isNotBlank().doesNotContain(" ");
+    assertThat(delayqOk("get", queue, id).out()).contains("payload     {\"from\":\"file\"}");
+  }
+
+  @Test
+  void statsIsATableOfEveryQueueAndShowsPause() {
+    String other = queue + "-b";
+    makeDead(queue, "dead-1", "boom");
+    seed(queue, "due-now", Duration.ZERO);
+    seed(queue, "later", Duration.ofHours(1));
+    seed(other, "later", Duration.ofHours(1));
+
+    assertThat(delayqOk("pause", queue).out()).startsWith("paused queue " + queue);
+    Cli.Result stats = delayqOk("stats");
+    List<String> lines = stats.outLines();
+    String header = lines.get(0);
+    assertThat(header).matches("QUEUE +PARTITIONS +SCHEDULED +DUE +ACTIVE +DEAD +PAUSED");
+    String row = rowOf(lines, queue);
+    String otherRow = rowOf(lines, other);
+    assertThat(row.split(" +")).containsExactly(queue, "1", "2", "1", "0", "1", "yes");
+    assertThat(otherRow.split(" +")).containsExactly(other, "1", "1", "0", "0", "0", "no");
+    // aligned: PAUSED values start under the header, numbers end under the end of theirs
+    int partitionsEnd = header.indexOf("PARTITIONS") + "PARTITIONS".length();
+    int deadEnd = header.indexOf("DEAD") + "DEAD".length();
+    for (String r : List.of(row, otherRow)) {
+      assertThat(r.substring(header.indexOf("PAUSED"))).isIn("yes", "no");
+      assertThat(r.substring(0, partitionsEnd)).endsWith(" 1");
+      assertThat(r.substring(0, deadEnd)).matches(".* [01]");
+    }
+
+    assertThat(delayqOk("resume", queue).out()).startsWith("resumed queue " + queue);
+    List<String> named = delayqOk("stats", queue, other).outLines();
+    assertThat(named).hasSize(3);
+    assertThat(named.get(1).split(" +")).containsExactly(queue, "1", "2", "1", "0", "1", "no");
+    assertThat(named.get(2)).startsWith(other + " ");
+  }
+
+  @Test
+  void deadListRequeueAndDelete() {
+    makeDead(queue, "d1", "java.lang.IllegalStateException: payment service said no\n\tat Shop.pay(Shop.java:42)");
+    makeDead(queue, "d2", "x".repeat(200));
+
+    List<String> lines = delayqOk("dead", "list", queue).outLines();
+    assertThat(lines.get(0)).matches("ID +ATTEMPTS +DEAD AT +LAST ERROR");
+    assertThat(lines).hasSize(3);
+    assertThat(rowOf(lines, "d1"))
+        .matches("d1 +1/1  \\d{4}-\\d\\d-\\d\\dT\\S+Z  java.lang.IllegalStateException: payment service said no\\.\\.\\.");
+    assertThat(rowOf(lines, "d2")).endsWith("  " + "x".repeat(57) + "...");
+
+    assertThat(delayqOk("dead", "requeue", queue, "d1").out()).startsWith("requeued d1 in queue " + queue);
+    assertThat(delayqOk("dead", "delete", queue, "d2").out()).startsWith("deleted dead job d2");
+    Cli.Result again = delayq("dead", "delete", queue, "d2");
+    assertExit(again, 3);
+    assertThat(again.err()).startsWith("delayq dead delete: ").contains("d2");
+
+    Cli.Result requeued = delayqOk("get", queue, "d1");
+    assertThat(requeued.out()).contains("state       scheduled").contains("attempts    0 of 1");
+  }
+
+  @Test
+  void anActiveJobCannotBeRescheduledOrCancelled() {
+    seed(queue, "busy", Duration.ZERO);
+    claimOne(queue);
+
+    Cli.Result moved = delayq("reschedule", queue, "busy", "--delay", "1m");
+    assertExit(moved, 4);
+    assertThat(moved.err()).startsWith("delayq reschedule: ").contains("busy").contains("wait for that attempt to end");
+    Cli.Result cancelled = delayq("cancel", queue, "busy");
+    assertExit(cancelled, 4);
+    assertThat(cancelled.err()).startsWith("delayq cancel: ").contains("busy");
+
+    Cli.Result got = delayqOk("get", queue, "busy");
+    assertThat(got.out()).contains("state       active").contains("lease until ").contains("attempts    1 of ");
+  }
+
+  @Test
+  void anUnknownQueueIsNotFoundAndNotCreated() {
+    // why: four independent launches; side by side they take the time of about two
+    List<CompletableFuture<Cli.Result>> runs = Stream.of(
+            new String[] {"get", queue, "x"},
+            new String[] {"pause", queue},
+            new String[] {"stats", queue},
+            new String[] {"dead", "list", queue})
+        .map(args -> CompletableFuture.supplyAsync(() -> delayq(args)))
+        .toList();
+    for (CompletableFuture<Cli.Result> run : runs) {
+      Cli.Result result = run.join();
+      assertExit(result, 3);
+      assertThat(result.err()).contains(queue);
+    }
+    assertThat(queueNames()).doesNotContain(queue);
+  }
+
+  Cli.Result delayqOk(String... args) {
+    Cli.Result result = delayq(args);
+    assertExit(result, 0);
+    assertThat(result.err()).as("%s", result).isEmpty();
+    return result;
+  }
+
+  static String rowOf(List<String> lines, String first) {
+    return lines.stream().filter(l -> l.startsWith(first + " ")).findFirst()
+        .orElseThrow(() -> new AssertionError("no row for " + first + " in\n" + String.join("\n", lines)));
+  }
+}

@@ -1,0 +1,92 @@
+package io.delayq.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.delayq.server.testing.ApiClient;
+import io.delayq.server.testing.ApiClient.Reply;
+import io.delayq.server.testing.SharedServer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The long-poll claim: it returns as soon as a job is due, and not before; or empty after waitMs. */
+class LongPollIT {
+  @RegisterExtension static final SharedServer server = new SharedServer();
+  private static final long LEASE_MS = 30_000;
+
+  private ApiClient api;
+  private String queue;
+
+  @BeforeEach
+  void setUp() {
+    api = server.api();
+    queue = "it-longpoll-" + UUID.randomUUID().toString().substring(0, 8);
+    assertThat(api.put("/v1/queues/" + queue, Map.of()).status()).isEqualTo(200);
+  }
+
+  @Test
+  void aWaitingClaimReturnsTheJobWithinMillisecondsOfItsDueTime() throws Exception {
+    for (int round = 0; round < 3; round++) {
+      CompletableFuture<Timed> claim =
+          CompletableFuture.supplyAsync(() -> timed(() -> api.post("/v1/queues/" + queue + "/claim?waitMs=10000&leaseMs=" + LEASE_MS)));
+
+      Reply scheduled = api.post("/v1/queues/" + queue + "/jobs", Map.of("id", "soon-" + round, "payload", "x", "delayMs", 500));
+      assertThat(scheduled.status()).isEqualTo(201);
+      long runAt = scheduled.json().path("runAt").asLong();
+
+      Timed answer = claim.get(15, TimeUnit.SECONDS);
+      assertThat(answer.reply.status()).isEqualTo(200);
+      JsonNode jobs = answer.reply.json();
+      assertThat(jobs).as("round %d", round).hasSize(1);
+      JsonNode job = jobs.get(0);
+      assertThat(job.path("id").asText()).isEqualTo("soon-" + round);
+      assertThat(job.path("runAt").asLong()).isEqualTo(runAt);
+      // By the Redis clock the lease started at the claim: never before the job was due.
+      long claimedAt = job.path("leaseUntil").asLong() - LEASE_MS;
+      assertThat(claimedAt).as("claimed at, by the Redis clock").isGreaterThanOrEqualTo(runAt);
+      // By this machine's clock (the same one Redis reads), the answer came soon after.
+      assertThat(answer.endMillis).as("answered at").isGreaterThanOrEqualTo(runAt).isLessThanOrEqualTo(runAt + 250);
+      assertThat(api.post("/v1/queues/" + queue + "/jobs/soon-" + round + "/ack", Map.of("attempt", 1)).status()).isEqualTo(204);
+    }
+  }
+
+  @Test
+  void aClaimOnAnEmptyQueueReturnsAnEmptyArrayAfterWaitMs() {
+    Timed answer = timed(() -> api.post("/v1/queues/" + queue + "/claim?waitMs=300"));
+    assertThat(answer.reply.status()).isEqualTo(200);
+    assertThat(answer.reply.json()).isEmpty();
+    assertThat(answer.elapsed).isGreaterThanOrEqualTo(Duration.ofMillis(300)).isLessThan(Duration.ofMillis(1_500));
+  }
+
+  @Test
+  void aWaitLongerThanOneSliceStillWaitsItsWholeTime() {
+    Timed answer = timed(() -> api.post("/v1/queues/" + queue + "/claim?waitMs=1300"));
+    assertThat(answer.reply.json()).isEmpty();
+    assertThat(answer.elapsed).isGreaterThanOrEqualTo(Duration.ofMillis(1_300)).isLessThan(Duration.ofMillis(2_500));
+  }
+
+  @Test
+  void aJobAlreadyDueIsReturnedAtOnceAndManyAtATime() {
+    for (int i = 0; i < 5; i++) {
+      api.post("/v1/queues/" + queue + "/jobs", Map.of("id", "now-" + i, "payload", "x"));
+    }
+    Timed answer = timed(() -> api.post("/v1/queues/" + queue + "/claim?waitMs=10000&max=10"));
+    assertThat(answer.reply.json()).hasSize(5);
+    assertThat(answer.elapsed).isLessThan(Duration.ofSeconds(1));
+  }
+
+  private record Timed(Reply reply, Duration elapsed, long endMillis) {}
+
+  private static Timed timed(java.util.function.Supplier<Reply> call) {
+    long start = System.nanoTime();
+    Reply reply = call.get();
+    long end = System.currentTimeMillis();
+    return new Timed(reply, Duration.ofNanos(System.nanoTime() - start), end);
+  }
+}

@@ -1,0 +1,69 @@
+package io.delayq.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.delayq.InvalidRequestException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RouterTest {
+  private static final Route.Handler NONE = request -> Response.noContent();
+  private final Router router =
+      new Router(
+          List.of(
+              new Route("POST", "/v1/queues/{queue}/jobs", NONE, false),
+              new Route("POST", "/v1/queues/{queue}/jobs:batch", NONE, false),
+              new Route("GET", "/v1/queues/{queue}/jobs/{id}", NONE, false),
+              new Route("DELETE", "/v1/queues/{queue}/jobs/{id}", NONE, false),
+              new Route("GET", "/health", NONE, true)));
+
+  @Test
+  void capturesAndDecodesPathParameters() {
+    Router.Match match = router.match("GET", "/v1/queues/orders/jobs/a%2Fb%20c+d%C3%A9");
+    assertThat(match.found()).isTrue();
+    assertThat(match.label()).isEqualTo("/v1/queues/{queue}/jobs/{id}");
+    assertThat(match.params()).containsEntry("queue", "orders").containsEntry("id", "a/b c+dé");
+  }
+
+  @Test
+  void batchIsItsOwnLiteralSegment() {
+    assertThat(router.match("POST", "/v1/queues/orders/jobs:batch").label()).isEqualTo("/v1/queues/{queue}/jobs:batch");
+    assertThat(router.match("POST", "/v1/queues/orders/jobs").label()).isEqualTo("/v1/queues/{queue}/jobs");
+  }
+
+  @Test
+  void otherMethodsOfAKnownPathAreListedForA405() {
+    Router.Match match = router.match("PUT", "/v1/queues/orders/jobs/42");
+    assertThat(match.found()).isFalse();
+    assertThat(match.allowedMethods()).containsExactly("DELETE", "GET");
+    assertThat(match.pathOpen()).isFalse();
+    assertThat(router.match("POST", "/health").pathOpen()).isTrue();
+  }
+
+  @Test
+  void unknownPathsMatchNothing() {
+    for (String path : List.of("/", "/v1", "/v1/queues/orders/jobs/42/extra", "/v1/queues//jobs", "/v2/queues/q/jobs")) {
+      Router.Match match = router.match("GET", path);
+      assertThat(match.found()).as(path).isFalse();
+      assertThat(match.allowedMethods()).as(path).isEmpty();
+      assertThat(match.label()).isEqualTo(Router.UNMATCHED);
+    }
+  }
+
+  @Test
+  void refusesSegmentsThatAreNotPercentEncodedUtf8() {
+    assertThatThrownBy(() -> router.match("GET", "/v1/queues/orders/jobs/%C3%28"))
+        .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("id"))
+        .hasMessageContaining("UTF-8");
+    assertThatThrownBy(() -> router.match("GET", "/v1/queues/orders/jobs/%G1"))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("malformed percent escape");
+  }
+
+  @Test
+  void encodesSegmentsForLocations() {
+    assertThat(PathCodec.encodeSegment("a/b c+dé:1")).isEqualTo("a%2Fb%20c%2Bd%C3%A9:1");
+    assertThat(PathCodec.decodeSegment("id", PathCodec.encodeSegment("a/b c+dé:1"))).isEqualTo("a/b c+dé:1");
+  }
+}
