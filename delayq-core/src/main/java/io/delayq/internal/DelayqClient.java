@@ -188,13 +188,19 @@ public final class DelayqClient implements AutoCloseable {
     Rules.checkQueueName(name);
     RedisJobQueue existing = queues.get(name);
     if (existing != null) {
-      if (partitions != 0 && partitions != existing.partitions()) {
-        throw new QueueConfigurationException(
-            "queue '" + name + "' is open in this client with " + existing.partitions() + " partition(s); "
-                + partitions + " were asked for. Close this client and open the queue again with a new client"
-                + " to change the count (possible only while the queue holds no job)");
+      if (partitions == 0 || partitions == existing.partitions()) {
+        return existing;
       }
-      return existing;
+      if (pools.stream().anyMatch(pool -> pool.queue().equals(name))) {
+        throw new QueueConfigurationException(
+            "queue '" + name + "' has workers running in this client with " + existing.partitions()
+                + " partition(s); " + partitions + " were asked for. Close those workers first (the count"
+                + " can change only while the queue holds no job)");
+      }
+      int changed = changePartitionCount(name, existing.partitions(), partitions);
+      RedisJobQueue resized = new RedisJobQueue(this, name, changed);
+      queues.put(name, resized);
+      return resized;
     }
     int stored = loadOrCreateSettings(name, partitions == 0 ? 1 : partitions);
     if (partitions != 0 && partitions != stored) {

@@ -13,12 +13,16 @@ public final class Ids {
   private Ids() {}
 
   /**
-   * A random 96-bit id in 16 URL-safe characters: unique across machines without coordination (a
+   * A random 95-bit id in 16 URL-safe characters: unique across machines without coordination (a
    * collision becomes likely only after some 10^14 ids), and short, since Redis stores each id twice.
+   * It starts with a letter, so that a shell or a command-line parser never takes it for an option
+   * (a leading {@code -}) as it would in one id of 32.
    */
   public static String generate() {
     byte[] bits = new byte[12];
     RANDOM.nextBytes(bits);
+    // why: a clear top bit puts the first character among the first 32 of the alphabet: A-Z, a-f
+    bits[0] &= 0x7f;
     return URL_SAFE.encodeToString(bits);
   }
 

@@ -9,6 +9,7 @@ import io.delayq.JobState;
 import io.delayq.QueueStats;
 import io.delayq.ScheduledJob;
 import java.io.IOException;
+import io.delayq.server.http.PathCodec;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -181,24 +182,9 @@ final class HttpBackend implements Backend {
     return queuePath(queue) + "/jobs/" + segment(id);
   }
 
-  /**
-   * Percent-encodes one path segment: every byte but the unreserved characters of RFC 3986 and
-   * {@code :} (which queue names may hold), so {@code /}, {@code +}, {@code %} and spaces in an id
-   * reach the server intact.
-   */
+  /** One path segment, percent-encoded as the server decodes it. */
   static String segment(String value) {
-    StringBuilder out = new StringBuilder();
-    for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
-      int c = b & 0xff;
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-          || c == '-' || c == '.' || c == '_' || c == '~' || c == ':') {
-        out.append((char) c);
-      } else {
-        out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
-            .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
-      }
-    }
-    return out.toString();
+    return PathCodec.encodeSegment(value);
   }
 
   /**

@@ -141,7 +141,7 @@ final class JobEndpoints {
     @Override
     public int getAsInt() {
       if (value < 0) {
-        value = queue().defaults().maxAttempts();
+        value = queues.defaults(queue()).maxAttempts();
       }
       return value;
     }

@@ -8,7 +8,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /** Percent-decoding of path segments and encoding for Location headers, per RFC 3986 ('+' is a plus). */
-final class PathCodec {
+public final class PathCodec {
   private PathCodec() {}
 
   /**
@@ -53,7 +53,7 @@ final class PathCodec {
   }
 
   /** Encodes text as one path segment: everything but RFC 3986 unreserved characters is escaped. */
-  static String encodeSegment(String text) {
+  public static String encodeSegment(String text) {
     StringBuilder out = new StringBuilder(text.length());
     for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
       int c = b & 0xff;

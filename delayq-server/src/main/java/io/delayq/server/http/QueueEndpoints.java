@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.delayq.JobQueue;
 import io.delayq.QueueConfigurationException;
 import io.delayq.QueueDefaults;
-import io.delayq.QueueStats;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -51,7 +50,8 @@ final class QueueEndpoints {
     QueueDefaults defaults = queue.defaults();
     if (maxAttempts.isPresent() || leaseMs.isPresent()) {
       defaults =
-          queue.setDefaults(
+          queues.setDefaults(
+              queue,
               new QueueDefaults(
                   maxAttempts.isPresent() ? (int) maxAttempts.getAsLong() : defaults.maxAttempts(),
                   leaseMs.isPresent() ? Duration.ofMillis(leaseMs.getAsLong()) : defaults.lease()));
@@ -59,25 +59,15 @@ final class QueueEndpoints {
     return Response.ok(Views.settings(name, queue.partitions(), defaults));
   }
 
+  /**
+   * The queue with this partition count. The core changes the count of a queue that holds no job
+   * and refuses it otherwise, with a message that says how to migrate; that refusal is a 409.
+   */
   private JobQueue withPartitions(String name, int partitions) {
     try {
       return queues.delayq().queue(name, partitions);
     } catch (QueueConfigurationException refused) {
-      // The core refuses for one of two reasons: the queue holds jobs, or this server already has
-      // it open with the old count (the core changes a count only when a client first opens it).
-      JobQueue open = queues.existing(name);
-      QueueStats stats = open.stats();
-      long jobs = stats.scheduled() + stats.active() + stats.dead();
-      if (jobs > 0) {
-        throw ApiException.conflict(
-            "queue '" + name + "' has " + open.partitions() + " partition(s) and holds " + jobs + " job(s) (scheduled "
-                + stats.scheduled() + ", active " + stats.active() + ", dead " + stats.dead() + "); the partition"
-                + " count can change only while the queue is empty. Drain it, or use a new queue");
-      }
-      throw ApiException.conflict(
-          "queue '" + name + "' is open in this server with " + open.partitions() + " partition(s), and a running"
-              + " server cannot reopen it with " + partitions + ". The queue is empty: restart the server and send"
-              + " this PUT before any other call uses the queue");
+      throw ApiException.conflict(refused.getMessage());
     }
   }
 

@@ -43,7 +43,7 @@ final class WorkerEndpoints {
             ? Optional.of(request.queryInteger(CLAIM_PARAMS, "leaseMs", MIN_LEASE_MS, MAX_LEASE_MS, 0))
             : Optional.empty();
     JobQueue queue = queues.existing(request.path("queue"));
-    Duration lease = leaseMs.map(Duration::ofMillis).orElseGet(() -> queue.defaults().lease());
+    Duration lease = leaseMs.map(Duration::ofMillis).orElseGet(() -> queues.defaults(queue).lease());
     List<LeasedJob> jobs = longPolls.claim(queue, max, lease, Duration.ofMillis(waitMs));
     ArrayNode answer = Json.array();
     for (LeasedJob job : jobs) {

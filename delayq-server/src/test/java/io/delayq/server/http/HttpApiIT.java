@@ -70,6 +70,18 @@ class HttpApiIT {
   }
 
   @Test
+  void anEmptyQueueCanBeGivenAnotherPartitionCountWhileTheServerHasItOpen() {
+    assertThat(api.put("/v1/queues/" + queue, Map.of("partitions", 2)).status()).isEqualTo(200);
+    assertThat(api.get("/v1/queues/" + queue).json().path("partitions").asInt()).isEqualTo(2);
+    Reply resized = api.put("/v1/queues/" + queue, Map.of("partitions", 6));
+    assertThat(resized.status()).isEqualTo(200);
+    assertThat(resized.json().path("partitions").asInt()).isEqualTo(6);
+    assertThat(api.get("/v1/queues/" + queue).json().path("partitions").asInt()).isEqualTo(6);
+    assertThat(schedule(Map.of("id", "after-resize", "payload", "x")).status()).isEqualTo(201);
+    assertThat(api.get(jobs() + "/after-resize").json().path("payload").asText()).isEqualTo("x");
+  }
+
+  @Test
   void generatesIdsAcceptsIsoTimesAndKeepsOrReplacesDuplicates() {
     Reply generated = schedule(Map.of("payload", "x", "runAt", "2099-01-01T00:00:00Z"));
     assertThat(generated.status()).isEqualTo(201);
