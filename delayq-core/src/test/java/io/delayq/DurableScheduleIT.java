@@ -42,6 +42,14 @@ class DurableScheduleIT {
         assertThat(onReplicaNow).isEqualTo(300);
 
         replica.kill();
+        // the primary forgets its scripts too (as a restarted or promoted node has): the script is
+        // then sent again, and the WAIT must still come after that write
+        RedisClient primaryClient = RedisClient.create(primary.uri());
+        try (StatefulRedisConnection<String, String> onPrimary = primaryClient.connect()) {
+          onPrimary.sync().scriptFlush();
+        } finally {
+          primaryClient.shutdown();
+        }
         assertThatThrownBy(() -> queue.schedule(JobRequest.of("x").withId("unconfirmed")))
             .isInstanceOfSatisfying(NotReplicatedException.class, e -> {
               assertThat(e.required()).isEqualTo(1);

@@ -335,38 +335,26 @@ class QueueOperationsIT {
     delayq.queue(name, 5);
     try (Delayq other = Delayq.connect(TestRedis.url())) {
       assertThat(other.queue(name).partitions()).isEqualTo(5);
-      try (Workers running = other.queue(name).startWorkers(job -> {}, WorkerOptions.builder().build())) {
-        assertThatThrownBy(() -> other.queue(name, 3))
-            .isInstanceOf(QueueConfigurationException.class)
-            .hasMessageContaining("has workers running in this client with 5 partition(s); 3 were asked for");
-      }
-      // no workers and no jobs: this client may change it, and later lookups see the new count
-      assertThat(other.queue(name, 3).partitions()).isEqualTo(3);
-      assertThat(other.queue(name).partitions()).isEqualTo(3);
+      assertThatThrownBy(() -> other.queue(name, 3))
+          .isInstanceOf(QueueConfigurationException.class)
+          .hasMessageContaining("has 5 partition(s); 3 were asked for");
     }
   }
 
   @Test
-  void partitionCountChangesWhileTheQueueIsEmptyAndIsRefusedWithAWayToMigrateOnceItHoldsJobs() {
+  void anotherPartitionCountIsRefusedWithAWayToMigrateEvenForAnEmptyQueue() {
     String name = TestRedis.uniqueQueue("resize");
     try (Delayq first = Delayq.connect(TestRedis.url())) {
       first.queue(name, 4);
     }
     try (Delayq second = Delayq.connect(TestRedis.url())) {
-      JobQueue resized = second.queue(name, 6);
-      assertThat(resized.partitions()).isEqualTo(6);
-      assertThat(rawConnection.sync().hget("{dq:" + name + "}:settings", "partitions")).isEqualTo("6");
-      resized.schedule(JobRequest.of("kept").withId("held-job").withDelay(Duration.ofHours(1)));
-    }
-    try (Delayq third = Delayq.connect(TestRedis.url())) {
-      assertThatThrownBy(() -> third.queue(name, 2))
+      assertThatThrownBy(() -> second.queue(name, 6))
           .isInstanceOf(QueueConfigurationException.class)
-          .hasMessageContaining("has 6 partition(s) and holds 1 job(s) (1 scheduled, 0 active, 0 dead)")
-          .hasMessageContaining("create a queue with a new name and 2 partitions");
-      assertThat(rawConnection.sync().hget("{dq:" + name + "}:settings", "partitions")).isEqualTo("6");
-      JobQueue unchanged = third.queue(name);
-      assertThat(unchanged.partitions()).isEqualTo(6);
-      assertThat(unchanged.get("held-job")).map(JobInfo::payloadAsString).hasValue("kept");
+          .hasMessageContaining("The count is fixed when a queue is first used")
+          .hasMessageContaining("create a queue with a new name and 6 partitions")
+          .hasMessageContaining("open '" + name + "' without a partition count to keep 4");
+      assertThat(rawConnection.sync().hget("{dq:" + name + "}:settings", "partitions")).isEqualTo("4");
+      assertThat(second.queue(name).partitions()).isEqualTo(4);
     }
   }
 

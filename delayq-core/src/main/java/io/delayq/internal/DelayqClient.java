@@ -4,7 +4,6 @@ import io.delayq.DelayqClosedException;
 import io.delayq.InvalidRequestException;
 import io.delayq.JobQueue;
 import io.delayq.QueueConfigurationException;
-import io.delayq.QueueStats;
 import io.delayq.RedisUnavailableException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
@@ -188,26 +187,29 @@ public final class DelayqClient implements AutoCloseable {
     Rules.checkQueueName(name);
     RedisJobQueue existing = queues.get(name);
     if (existing != null) {
-      if (partitions == 0 || partitions == existing.partitions()) {
-        return existing;
-      }
-      if (pools.stream().anyMatch(pool -> pool.queue().equals(name))) {
-        throw new QueueConfigurationException(
-            "queue '" + name + "' has workers running in this client with " + existing.partitions()
-                + " partition(s); " + partitions + " were asked for. Close those workers first (the count"
-                + " can change only while the queue holds no job)");
-      }
-      int changed = changePartitionCount(name, existing.partitions(), partitions);
-      RedisJobQueue resized = new RedisJobQueue(this, name, changed);
-      queues.put(name, resized);
-      return resized;
+      requireSamePartitions(name, existing.partitions(), partitions);
+      return existing;
     }
     int stored = loadOrCreateSettings(name, partitions == 0 ? 1 : partitions);
-    if (partitions != 0 && partitions != stored) {
-      stored = changePartitionCount(name, stored, partitions);
+    requireSamePartitions(name, stored, partitions);
+    return queues.computeIfAbsent(name, n -> new RedisJobQueue(this, n, stored));
+  }
+
+  /**
+   * The partition count is fixed when a queue is first used. A job is found by a hash of its id
+   * modulo the count, and every process caches the count; a process that changed it under the
+   * others would strand their jobs in partitions the new count never visits.
+   */
+  private static void requireSamePartitions(String name, int stored, int requested) {
+    if (requested != 0 && requested != stored) {
+      throw new QueueConfigurationException(
+          "queue '" + name + "' has " + stored + " partition(s); " + requested + " were asked for. The count"
+              + " is fixed when a queue is first used, because jobs are found by a hash of their id modulo the"
+              + " count and every process using the queue relies on it. To move to " + requested + " partitions:"
+              + " create a queue with a new name and " + requested + " partitions, point producers at it, and"
+              + " keep workers on '" + name + "' until its stats show no job; or open '" + name + "' without a"
+              + " partition count to keep " + stored);
     }
-    int count = stored;
-    return queues.computeIfAbsent(name, n -> new RedisJobQueue(this, n, count));
   }
 
   /** Names of every queue ever used on this Redis, sorted. */
@@ -227,34 +229,6 @@ public final class DelayqClient implements AutoCloseable {
     Boolean known =
         await(commands.sismember(Keys.bytes(Keys.registry()), Keys.bytes(name)).toCompletableFuture(), name, null, 0);
     return Boolean.TRUE.equals(known) ? Optional.of(queue(name, 0)) : Optional.empty();
-  }
-
-  /**
-   * Changes the partition count of a queue that holds no job. Jobs are found by a hash of their id
-   * modulo the count, so with jobs in place a new count would strand them; that is refused.
-   */
-  private int changePartitionCount(String name, int stored, int requested) {
-    QueueStats held = new RedisJobQueue(this, name, stored).stats();
-    long jobs = held.scheduled() + held.active() + held.dead();
-    if (jobs > 0) {
-      throw new QueueConfigurationException(
-          "queue '" + name + "' has " + stored + " partition(s) and holds " + jobs + " job(s) (" + held.scheduled()
-              + " scheduled, " + held.active() + " active, " + held.dead() + " dead); it cannot move to "
-              + requested + " partitions, because jobs are found by a hash of their id modulo the count."
-              + " To migrate: create a queue with a new name and " + requested + " partitions, point producers"
-              + " at it, keep workers on the old queue until its stats show no job, then retire the old name;"
-              + " or open '" + name + "' without a partition count to keep " + stored);
-    }
-    await(
-        commands
-            .hset(Keys.bytes(Keys.settings(name)), Keys.bytes("partitions"), Keys.bytes(Integer.toString(requested)))
-            .toCompletableFuture(),
-        name,
-        null,
-        0);
-    log.warn("queue '{}' holds no job and now has {} partition(s) instead of {}; processes that have it open"
-        + " with the old count must reopen it", name, requested, stored);
-    return requested;
   }
 
   private int loadOrCreateSettings(String name, int partitions) {

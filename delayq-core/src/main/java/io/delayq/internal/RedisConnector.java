@@ -47,6 +47,8 @@ final class RedisConnector {
   /** The first connection, kept as the main one: for a single Redis it is the one the probe used. */
   private StatefulConnection<byte[], byte[]> first;
   private final Map<String, ScriptRunner> nodeWriters = new ConcurrentHashMap<>();
+  /** Opened with the first durable schedule; see {@link #writerFor}. */
+  private StatefulConnection<byte[], byte[]> durable;
 
   private RedisConnector(RedisClient standalone, RedisClusterClient cluster, RedisURI firstUri) {
     this.standalone = standalone;
@@ -197,14 +199,16 @@ final class RedisConnector {
 
   /**
    * Scripts that run on the connection to the master that serves {@code key}, so that a
-   * {@code WAIT} sent on the same connection afterwards covers their writes. For a single Redis
-   * that is the main connection.
+   * {@code WAIT} sent on the same connection afterwards covers their writes. These connections
+   * are used for durable writes only: a {@code WAIT} holds its connection until the replicas
+   * answer, and must not hold up other callers' commands.
    */
   ScriptRunner writerFor(byte[] key) {
+    StatefulConnection<byte[], byte[]> durable = durableConnection();
     if (cluster == null) {
-      return nodeWriters.computeIfAbsent("", k -> new ScriptRunner(commands(first)));
+      return nodeWriters.computeIfAbsent("", k -> new ScriptRunner(commands(durable)));
     }
-    StatefulRedisClusterConnection<byte[], byte[]> connection = clusterMain();
+    StatefulRedisClusterConnection<byte[], byte[]> connection = (StatefulRedisClusterConnection<byte[], byte[]>) durable;
     RedisClusterNode master = connection.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
     if (master == null) {
       cluster.refreshPartitionsAsync();
@@ -218,6 +222,13 @@ final class RedisConnector {
     return nodeWriters.computeIfAbsent(
         master.getNodeId() + "@" + host + ":" + port,
         k -> new ScriptRunner(connection.getConnection(host, port).async()));
+  }
+
+  private synchronized StatefulConnection<byte[], byte[]> durableConnection() {
+    if (durable == null) {
+      durable = connect();
+    }
+    return durable;
   }
 
   /** Masters by {@code host:port}; a single Redis is its own one master. */
@@ -271,6 +282,11 @@ final class RedisConnector {
   }
 
   void shutdown() {
+    synchronized (this) {
+      if (durable != null) {
+        durable.close();
+      }
+    }
     if (first != null) {
       first.close();
     }

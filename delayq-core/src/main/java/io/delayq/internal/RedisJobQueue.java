@@ -224,19 +224,10 @@ public final class RedisJobQueue implements JobQueue {
    */
   private void collect(
       List<Batch> inFlight, ScheduledJob[] results, List<String> unconfirmed, int[] fewestConfirmed) {
-    Map<ScriptRunner, CompletableFuture<Long>> waits = new IdentityHashMap<>();
-    if (durable()) {
-      ClientSettings s = client.settings();
-      for (Batch batch : inFlight) {
-        waits.computeIfAbsent(
-            batch.writer, w -> w.waitForReplicas(s.replicasToWait(), s.replicaTimeout().toMillis()));
-      }
-    }
-    Map<ScriptRunner, Long> confirmed = new IdentityHashMap<>();
+    List<List<Object>> replies = new ArrayList<>(inFlight.size());
     for (Batch batch : inFlight) {
-      List<Object> reply;
       try {
-        reply = await(batch.reply, batch.jobs.get(0).id, 0);
+        replies.add(await(batch.reply, batch.jobs.get(0).id, 0));
       } catch (RuntimeException e) {
         if (durable()) {
           // why: a direct node connection does not follow MOVED; let the cluster map catch up
@@ -244,18 +235,32 @@ public final class RedisJobQueue implements JobQueue {
         }
         throw e;
       }
-      if (durable()) {
+    }
+    if (durable()) {
+      // why: WAIT only after every reply is in. A script retried after NOSCRIPT writes later than
+      // its first attempt, and a WAIT sent before that write would confirm nothing.
+      ClientSettings s = client.settings();
+      Map<ScriptRunner, CompletableFuture<Long>> waits = new IdentityHashMap<>();
+      for (Batch batch : inFlight) {
+        waits.computeIfAbsent(
+            batch.writer, w -> w.waitForReplicas(s.replicasToWait(), s.replicaTimeout().toMillis()));
+      }
+      Map<ScriptRunner, Long> confirmed = new IdentityHashMap<>();
+      for (Batch batch : inFlight) {
         long replicas =
             confirmed.computeIfAbsent(
-                batch.writer,
-                w -> client.await(waits.get(w), client.settings().replicaTimeout(), name, batch.jobs.get(0).id));
-        if (replicas < client.settings().replicasToWait()) {
+                batch.writer, w -> client.await(waits.get(w), s.replicaTimeout(), name, batch.jobs.get(0).id));
+        if (replicas < s.replicasToWait()) {
           fewestConfirmed[0] = (int) Math.min(fewestConfirmed[0], replicas);
           for (Prepared job : batch.jobs) {
             unconfirmed.add(job.id);
           }
         }
       }
+    }
+    for (int b = 0; b < inFlight.size(); b++) {
+      Batch batch = inFlight.get(b);
+      List<Object> reply = replies.get(b);
       for (int j = 0; j < batch.jobs.size(); j++) {
         long outcome = (Long) reply.get(2 * j);
         long due = (Long) reply.get(2 * j + 1);

@@ -83,9 +83,10 @@ public final class ApiServer {
     // a small response can then wait for the client's delayed ACK (up to 40 ms on Linux).
     setIfAbsent("sun.net.httpserver.nodelay", "true");
     // why: the JDK server reads a request on one of our threads and, by default, waits for a slow
-    // sender forever; 64 trickling clients would then hold every thread. Two minutes (in seconds)
-    // leaves room for the largest body on a slow link.
-    setIfAbsent("sun.net.httpserver.maxReqTime", "120");
+    // sender forever; 64 trickling clients would then hold every thread. 30 s (in seconds) still
+    // lets the largest batch body through a slow link; exposed beyond loopback, the server belongs
+    // behind a reverse proxy that buffers requests.
+    setIfAbsent("sun.net.httpserver.maxReqTime", "30");
     HttpServer server;
     try {
       server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(bind), port), 128);

@@ -3,6 +3,7 @@ package io.delayq.server.http;
 import io.delayq.JobQueue;
 import io.delayq.LeasedJob;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 
@@ -30,8 +31,43 @@ final class LongPolls {
     this.waiting = new Semaphore(limit);
   }
 
-  /** Claims up to {@code max} jobs, waiting up to {@code wait} for one to be due. */
+  /**
+   * Claims up to {@code max} jobs, waiting up to {@code wait} for one to be due. The answer is
+   * built in chunks and stops growing past about {@link #ANSWER_BYTES} of payload, so one claim of
+   * a thousand large jobs cannot fill the heap; the jobs left are there for the next claim.
+   */
   List<LeasedJob> claim(JobQueue queue, int max, Duration lease, Duration wait) {
+    List<LeasedJob> jobs = firstChunk(queue, Math.min(max, FIRST_CHUNK), lease, wait);
+    return topUp(queue, jobs, max, lease);
+  }
+
+  /** Payload bytes after which a claim's answer takes no more jobs. */
+  static final long ANSWER_BYTES = 16L << 20;
+  /** Jobs in the first chunk: at most 16 MiB even if every payload is at the 1 MiB limit. */
+  static final int FIRST_CHUNK = 16;
+
+  private static List<LeasedJob> topUp(JobQueue queue, List<LeasedJob> first, int max, Duration lease) {
+    List<LeasedJob> jobs = new ArrayList<>(first);
+    long bytes = 0;
+    for (LeasedJob job : jobs) {
+      bytes += job.payload().length;
+    }
+    int lastChunk = first.size();
+    int wanted = Math.min(max, FIRST_CHUNK);
+    while (lastChunk == wanted && jobs.size() < max && bytes < ANSWER_BYTES) {
+      long average = Math.max(1024, bytes / Math.max(1, jobs.size()));
+      wanted = (int) Math.max(1, Math.min(max - jobs.size(), (ANSWER_BYTES - bytes) / (2 * average)));
+      List<LeasedJob> more = queue.claim(wanted, lease);
+      for (LeasedJob job : more) {
+        bytes += job.payload().length;
+      }
+      jobs.addAll(more);
+      lastChunk = more.size();
+    }
+    return jobs;
+  }
+
+  private List<LeasedJob> firstChunk(JobQueue queue, int max, Duration lease, Duration wait) {
     if (wait.isZero() || closing) {
       return queue.claim(max, lease);
     }

@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * how late jobs were claimed; HTTP requests by route and status; queue depths by state, read from
  * Redis at scrape time; JVM basics.
  *
- * <p>Queue names come from clients, so at most {@link #MAX_QUEUES} of them become label values;
- * the rest are counted under {@code queue="_other"} and left out of the depth gauges.
+ * <p>Queue names come from clients, so at most {@link #MAX_QUEUES} of them become label values of
+ * the counters; the rest are counted under {@code queue="_other"}. Depth gauges cover at most
+ * {@link #MAX_QUEUES} queues, those used through this server first.
  */
 final class ServerMetrics implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ServerMetrics.class);
@@ -124,14 +126,22 @@ final class ServerMetrics implements AutoCloseable {
     return registry.scrape(CONTENT_TYPE);
   }
 
+  /**
+   * Depths of at most {@link #MAX_QUEUES} queues: first those used through this server (the ones
+   * its counters name), then others in name order. Depths not read this time show NaN rather than
+   * an old value.
+   */
   private void refreshDepths(Delayq delayq) {
     try {
-      List<String> names = delayq.queueNames();
-      int shown = 0;
-      for (String name : names) {
-        if (shown++ >= MAX_QUEUES) {
+      Set<String> shown = new LinkedHashSet<>(labelled);
+      for (String name : delayq.queueNames()) {
+        if (shown.size() >= MAX_QUEUES) {
           break;
         }
+        shown.add(name);
+      }
+      depths.values().forEach(v -> v[0] = Double.NaN);
+      for (String name : shown) {
         delayq.existingQueue(name).ifPresent(queue -> {
           QueueStats stats = queue.stats();
           depth(name, "scheduled")[0] = stats.scheduled();

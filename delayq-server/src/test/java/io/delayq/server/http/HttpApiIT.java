@@ -70,15 +70,29 @@ class HttpApiIT {
   }
 
   @Test
-  void anEmptyQueueCanBeGivenAnotherPartitionCountWhileTheServerHasItOpen() {
+  void aQueuesPartitionCountIsSetByItsFirstUseAndAnotherIsRefused() {
     assertThat(api.put("/v1/queues/" + queue, Map.of("partitions", 2)).status()).isEqualTo(200);
     assertThat(api.get("/v1/queues/" + queue).json().path("partitions").asInt()).isEqualTo(2);
-    Reply resized = api.put("/v1/queues/" + queue, Map.of("partitions", 6));
-    assertThat(resized.status()).isEqualTo(200);
-    assertThat(resized.json().path("partitions").asInt()).isEqualTo(6);
-    assertThat(api.get("/v1/queues/" + queue).json().path("partitions").asInt()).isEqualTo(6);
-    assertThat(schedule(Map.of("id", "after-resize", "payload", "x")).status()).isEqualTo(201);
-    assertThat(api.get(jobs() + "/after-resize").json().path("payload").asText()).isEqualTo("x");
+    Reply refused = api.put("/v1/queues/" + queue, Map.of("partitions", 6));
+    assertError(refused, 409, "conflict", null);
+    assertThat(refused.json().path("detail").asText())
+        .contains("has 2 partition(s); 6 were asked for")
+        .contains("create a queue with a new name and 6 partitions");
+    assertThat(api.get("/v1/queues/" + queue).json().path("partitions").asInt()).isEqualTo(2);
+  }
+
+  @Test
+  void aClaimOfManyLargeJobsStopsNearSixteenMebibytesAndLeavesTheRestForTheNextClaim() {
+    String large = "a".repeat(1_000_000);
+    for (int i = 0; i < 20; i++) {
+      assertThat(schedule(Map.of("id", "large-" + i, "payload", large)).status()).isEqualTo(201);
+    }
+    Reply first = api.post("/v1/queues/" + queue + "/claim?max=1000&leaseMs=30000");
+    assertThat(first.status()).isEqualTo(200);
+    int taken = first.json().size();
+    assertThat(taken).isBetween(16, 17);
+    Reply rest = api.post("/v1/queues/" + queue + "/claim?max=1000&leaseMs=30000");
+    assertThat(rest.json().size()).isEqualTo(20 - taken);
   }
 
   @Test
@@ -302,7 +316,7 @@ class HttpApiIT {
 
     Reply refused = api.put("/v1/queues/" + queue, Map.of("partitions", 8));
     assertError(refused, 409, "conflict", null);
-    assertThat(refused.json().path("detail").asText()).contains("holds 3 job(s)");
+    assertThat(refused.json().path("detail").asText()).contains("has 4 partition(s); 8 were asked for");
     assertError(api.put("/v1/queues/" + queue, Map.of("partitions", 0)), 400, "invalid_request", "partitions");
   }
 
