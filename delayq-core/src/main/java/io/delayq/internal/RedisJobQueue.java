@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -137,7 +138,8 @@ public final class RedisJobQueue implements JobQueue {
               + (single
                   ? ""
                   : "; " + refused.size() + " of " + results.length + " requests were refused this way ("
-                      + Rules.abbreviate(String.join(", ", refused)) + "), the others were scheduled"));
+                      + Rules.abbreviate(String.join(", ", refused)) + "), the others were scheduled"),
+          single ? List.of() : Arrays.asList(results));
     }
     return List.of(results);
   }

@@ -65,6 +65,13 @@ final class ErrorMapping {
       }
       return response;
     }
+    if (error instanceof java.io.IOException) {
+      // why: the client went away or stalled while sending its body; nothing on our side failed
+      log.debug("{} {}: cannot read the request: {}", method, path, error.toString());
+      return Response.json(
+          400, body("invalid_request", "the request body could not be read (" + error.getMessage()
+              + "); send it again, whole", "body"));
+    }
     Mapping mapping = lookup(error.getClass());
     if (mapping == null) {
       String ref = UUID.randomUUID().toString().substring(0, 8);

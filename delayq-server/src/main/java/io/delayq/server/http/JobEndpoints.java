@@ -2,7 +2,9 @@ package io.delayq.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delayq.InvalidRequestException;
+import io.delayq.JobActiveException;
 import io.delayq.JobInfo;
 import io.delayq.JobQueue;
 import io.delayq.JobRequest;
@@ -58,11 +60,43 @@ final class JobEndpoints {
     }
     DefaultMaxAttempts defaults = new DefaultMaxAttempts(queues, name);
     List<JobRequest> jobs = parsed.stream().map(p -> p.resolve(defaults)).toList();
-    List<ScheduledJob> scheduled = defaults.queue().scheduleAll(jobs);
+    List<ScheduledJob> scheduled;
+    try {
+      scheduled = defaults.queue().scheduleAll(jobs);
+    } catch (JobActiveException refused) {
+      if (refused.batchResults().isEmpty()) {
+        throw refused;
+      }
+      return partlyRefused(name, jobs, refused);
+    }
     metrics.scheduled(name, scheduled);
     ArrayNode answer = Json.array();
     scheduled.forEach(job -> answer.add(Views.scheduled(job)));
     return Response.json(201, answer);
+  }
+
+  /**
+   * A batch some of whose jobs a worker holds: the others were scheduled. The 409 lists every
+   * element's outcome, with the ids generated for elements that had none, so that a client can
+   * retry exactly the refused ones and never schedule the rest twice.
+   */
+  private Response partlyRefused(String name, List<JobRequest> jobs, JobActiveException refused) {
+    List<ScheduledJob> results = refused.batchResults();
+    ArrayNode outcomes = Json.array();
+    List<ScheduledJob> written = new ArrayList<>();
+    for (int i = 0; i < results.size(); i++) {
+      ScheduledJob job = results.get(i);
+      if (job == null) {
+        outcomes.add(Json.object().put("id", jobs.get(i).id()).put("outcome", "refused_active"));
+      } else {
+        outcomes.add(Views.scheduled(job));
+        written.add(job);
+      }
+    }
+    metrics.scheduled(name, written);
+    ObjectNode body = ErrorMapping.body("conflict", refused.getMessage(), null);
+    body.set("results", outcomes);
+    return Response.json(409, body);
   }
 
   /** {@code GET /v1/queues/{queue}/jobs/{id}} → the job view, or 404. */

@@ -170,6 +170,28 @@ class HttpApiIT {
   }
 
   @Test
+  void aBatchThatHitsAJobAWorkerHoldsSaysWhatWentInSoARetryDuplicatesNothing() {
+    schedule(Map.of("id", "busy", "payload", "x"));
+    assertThat(api.post("/v1/queues/" + queue + "/claim?leaseMs=30000").json()).hasSize(1);
+    Reply partly = api.post(jobs() + ":batch", List.of(
+        Map.of("id", "fresh-1", "payload", "x", "delayMs", 60_000),
+        Map.of("id", "busy", "payload", "y"),
+        Map.of("payload", "no id given", "delayMs", 60_000)));
+    assertError(partly, 409, "conflict", null);
+    JsonNode results = partly.json().path("results");
+    assertThat(results).hasSize(3);
+    assertThat(results.get(0).path("id").asText()).isEqualTo("fresh-1");
+    assertThat(results.get(0).path("outcome").asText()).isEqualTo("created");
+    assertThat(results.get(1).path("id").asText()).isEqualTo("busy");
+    assertThat(results.get(1).path("outcome").asText()).isEqualTo("refused_active");
+    String generated = results.get(2).path("id").asText();
+    assertThat(results.get(2).path("outcome").asText()).isEqualTo("created");
+    assertThat(api.get(jobs() + "/" + generated).json().path("payload").asText()).isEqualTo("no id given");
+    assertThat(api.get(jobs() + "/busy").json().path("state").asText()).isEqualTo("active");
+    assertThat(api.get("/v1/queues/" + queue).json().path("scheduled").asLong()).isEqualTo(2);
+  }
+
+  @Test
   void cancelsAScheduledJob() {
     schedule(Map.of("id", "c", "payload", "x", "delayMs", 60_000));
     assertThat(api.delete(jobs() + "/c").status()).isEqualTo(204);
