@@ -227,9 +227,14 @@ final class WorkerPool implements Workers, WakeListener {
     int share = Math.min(options.claimBatch(), Math.max(1, free / due.size()));
     List<CompletableFuture<RedisJobQueue.Claimed>> replies = new ArrayList<>(due.size());
     long before = clock.localNanos();
+    // why: the clock is read from the first reply to arrive, timed when it arrives, not when this
+    // thread gets to it behind a slower partition
+    CompletableFuture<long[]> firstArrival = new CompletableFuture<>();
     for (int i = 0; i < due.size() && i < free; i++) {
       announced.set(due.get(i), Long.MAX_VALUE);
-      replies.add(queue.claim(scripts, due.get(i), share, options.lease().toMillis()));
+      CompletableFuture<RedisJobQueue.Claimed> reply = queue.claim(scripts, due.get(i), share, options.lease().toMillis());
+      reply.thenAccept(c -> firstArrival.complete(new long[] {c.redisMicros(), clock.localNanos()}));
+      replies.add(reply);
     }
     long deadline = before + client.settings().commandTimeout().toNanos();
     int started = 0;
@@ -244,6 +249,9 @@ final class WorkerPool implements Workers, WakeListener {
         claimed = replies.get(i).get(Math.max(0, deadline - clock.localNanos()), TimeUnit.NANOSECONDS);
       } catch (ExecutionException | TimeoutException e) {
         // why: on a cluster one master may be down while the others serve; keep claiming theirs
+        if (e instanceof TimeoutException) {
+          handBackLate(replies.get(i));
+        }
         failed++;
         failure = e;
         if (partitionFailed(p)) {
@@ -252,7 +260,8 @@ final class WorkerPool implements Workers, WakeListener {
         continue;
       }
       if (!observed) {
-        clock.observe(claimed.redisMicros(), before, clock.localNanos());
+        long[] first = firstArrival.getNow(new long[] {claimed.redisMicros(), clock.localNanos()});
+        clock.observe(first[0], before, first[1]);
         observed = true;
       }
       if (partitionFailures[p] > 0) {
@@ -273,6 +282,18 @@ final class WorkerPool implements Workers, WakeListener {
       throw failure;
     }
     return started;
+  }
+
+  /**
+   * A claim this pool stopped waiting for may still be answered: the jobs it leased go back to the
+   * schedule at once instead of waiting out their lease with nobody working on them.
+   */
+  private void handBackLate(CompletableFuture<RedisJobQueue.Claimed> reply) {
+    reply.thenAccept(late -> {
+      for (LeasedJob job : late.jobs()) {
+        track(queue.release(scripts, job.id(), job.attempt()));
+      }
+    });
   }
 
   /** Backs off from one partition whose claim failed; true when it had been answering until now. */
