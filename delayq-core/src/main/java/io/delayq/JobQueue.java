@@ -80,6 +80,13 @@ public interface JobQueue {
   List<LeasedJob> claim(int max, Duration lease);
 
   /**
+   * Hands a claimed job back, due at once, without counting the attempt: for a caller that claimed
+   * it but cannot run it (it is shutting down, or could not pass the job on). Returns false when
+   * that attempt's lease is gone already.
+   */
+  boolean release(String id, int attempt);
+
+  /**
    * Like {@link #claim(int, Duration)}, but when nothing is due waits up to {@code wait} for a job
    * to become due (woken by the same messages as workers, so within milliseconds), then returns
    * what it could claim, possibly nothing. For pull loops and HTTP long polls.

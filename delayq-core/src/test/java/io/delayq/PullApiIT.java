@@ -42,6 +42,23 @@ class PullApiIT {
   }
 
   @Test
+  void waitingClaimsOneAfterAnotherMissNoWakeUp() throws Exception {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("long-poll-turns"));
+    for (int round = 0; round < 8; round++) {
+      CompletableFuture<List<LeasedJob>> claim =
+          CompletableFuture.supplyAsync(() -> queue.claim(1, Duration.ofSeconds(30), Duration.ofSeconds(5)));
+      // scheduled while the claim is just starting, as a busy HTTP worker's next poll would be
+      ScheduledJob scheduled = queue.schedule(JobRequest.of("r" + round).withDelay(Duration.ofMillis(150)));
+      List<LeasedJob> jobs = claim.get(10, TimeUnit.SECONDS);
+      Instant returned = Instant.now();
+      assertThat(jobs).as("round %d", round).singleElement()
+          .satisfies(job -> assertThat(job.id()).isEqualTo(scheduled.id()));
+      assertThat(Duration.between(scheduled.runAt(), returned)).as("round %d", round).isLessThan(Duration.ofMillis(400));
+      queue.ack(jobs.get(0));
+    }
+  }
+
+  @Test
   void aWaitingClaimIsWokenByAJobThatIsDueAtOnce() throws Exception {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("long-poll-now"));
     queue.schedule(JobRequest.of("later").withId("later").withDelay(Duration.ofMinutes(10)));

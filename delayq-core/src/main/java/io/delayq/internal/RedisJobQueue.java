@@ -29,8 +29,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A queue on Redis: each call is one script on the partition that owns the job's id. */
@@ -565,8 +567,15 @@ public final class RedisJobQueue implements JobQueue {
     long leaseMillis = lease.toMillis();
     long deadline = System.nanoTime() + wait.toNanos();
     ClaimWaiter waiter = new ClaimWaiter();
-    client.wakeBus().register(wakeChannelName(), waiter);
+    CompletableFuture<Void> subscribed = client.wakeBus().register(wakeChannelName(), waiter);
     try {
+      // why: once Redis confirms the subscription, a job scheduled after the claim round below
+      // announces itself; one scheduled before it, that round finds
+      try {
+        subscribed.get(Math.min(CLAIM_SWEEP_NANOS, Math.max(0, deadline - System.nanoTime())), TimeUnit.NANOSECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        // the sweep bounds the wait instead
+      }
       while (true) {
         long nextWakeMillis = Long.MAX_VALUE;
         long redisMillis = 0;
@@ -593,7 +602,7 @@ public final class RedisJobQueue implements JobQueue {
       Thread.currentThread().interrupt();
       return jobs;
     } finally {
-      client.wakeBus().unregister(wakeChannelName(), waiter);
+      client.wakeBus().unregister(wakeChannelName(), waiter, true);
     }
   }
 
@@ -725,6 +734,13 @@ public final class RedisJobQueue implements JobQueue {
             id,
             attempt);
     return Instant.ofEpochMilli(until);
+  }
+
+  @Override
+  public boolean release(String id, int attempt) {
+    Rules.checkJobId(id);
+    client.checkOpen("release on queue '" + name + "'");
+    return await(release(client.scripts(), id, attempt), id, attempt);
   }
 
   /** Hands a held job back to the schedule, due now, without counting the attempt. */

@@ -5,6 +5,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +26,8 @@ final class WakeBus implements AutoCloseable {
   private final RedisConnector connector;
   private final ClientResources resources;
   private final Map<String, List<WakeListener>> poolsByChannel = new ConcurrentHashMap<>();
+  /** Channels subscribed (or to subscribe once connected), each with Redis's confirmation. */
+  private final Map<String, CompletableFuture<Void>> subscriptions = new ConcurrentHashMap<>();
   private StatefulRedisPubSubConnection<byte[], byte[]> connection;
   private boolean connecting;
   private boolean closed;
@@ -34,15 +37,33 @@ final class WakeBus implements AutoCloseable {
     this.resources = resources;
   }
 
-  synchronized void register(String channel, WakeListener pool) {
-    List<WakeListener> pools = poolsByChannel.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
-    boolean first = pools.isEmpty();
-    pools.add(pool);
+  /**
+   * Adds a listener; the future completes once Redis has confirmed the subscription, so that a
+   * caller who waits for it and then looks at the queue misses no job scheduled in between. It
+   * stays incomplete while Redis is away (callers bound their wait; the sweep covers the gap).
+   */
+  synchronized CompletableFuture<Void> register(String channel, WakeListener pool) {
+    poolsByChannel.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(pool);
+    CompletableFuture<Void> subscribed = subscriptions.get(channel);
+    if (subscribed == null) {
+      subscribed = new CompletableFuture<>();
+      subscriptions.put(channel, subscribed);
+      if (connection != null) {
+        subscribe(channel, subscribed);
+      }
+    }
     if (connection == null) {
       connect();
-    } else if (first) {
-      connection.async().subscribe(Keys.bytes(channel));
     }
+    return subscribed;
+  }
+
+  private void subscribe(String channel, CompletableFuture<Void> subscribed) {
+    connection.async().subscribe(Keys.bytes(channel)).whenComplete((ok, error) -> {
+      if (error == null) {
+        subscribed.complete(null);
+      }
+    });
   }
 
   /** Opens the connection and subscribes to every registered channel; retries while Redis is away. */
@@ -76,11 +97,7 @@ final class WakeBus implements AutoCloseable {
                         deliver(new String(channel, StandardCharsets.UTF_8), message);
                       }
                     });
-                poolsByChannel.forEach((channel, pools) -> {
-                  if (!pools.isEmpty()) {
-                    connection.async().subscribe(Keys.bytes(channel));
-                  }
-                });
+                subscriptions.forEach(this::subscribe);
               }
             });
   }
@@ -91,12 +108,20 @@ final class WakeBus implements AutoCloseable {
     }
   }
 
-  synchronized void unregister(String channel, WakeListener pool) {
+  /**
+   * Removes a listener. The last one to leave a channel unsubscribes, unless it asks to keep the
+   * subscription: short-lived listeners (waiting claims, one after another) would otherwise open a
+   * window at each turn in which a wake-up message is lost.
+   */
+  synchronized void unregister(String channel, WakeListener pool, boolean keepSubscription) {
     List<WakeListener> pools = poolsByChannel.get(channel);
-    if (pools == null || !pools.remove(pool) || !pools.isEmpty() || connection == null) {
+    if (pools == null || !pools.remove(pool) || !pools.isEmpty() || keepSubscription) {
       return;
     }
-    connection.async().unsubscribe(Keys.bytes(channel));
+    subscriptions.remove(channel);
+    if (connection != null) {
+      connection.async().unsubscribe(Keys.bytes(channel));
+    }
   }
 
   private void deliver(String channel, byte[] message) {

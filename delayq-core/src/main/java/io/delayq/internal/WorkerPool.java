@@ -523,7 +523,7 @@ final class WorkerPool implements Workers, WakeListener {
       executor.shutdownNow();
     }
     awaitPendingWrites();
-    client.wakeBus().unregister(queue.wakeChannelName(), this);
+    client.wakeBus().unregister(queue.wakeChannelName(), this, false);
     client.unregister(this);
     log.info("stopped workers of queue '{}'", queue.name());
   }

@@ -192,6 +192,7 @@ public final class ApiServer {
       }
     } catch (IOException e) {
       log.debug("could not send the answer to {} {}: {}", exchange.getRequestMethod(), exchange.getRequestURI(), e.toString());
+      response.onUndelivered().run();
     } finally {
       exchange.close();
     }

@@ -5,8 +5,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** What a handler answers: a status, a body with its media type (or none), and extra headers. */
-record Response(int status, byte[] body, String contentType, Map<String, String> headers) {
+/**
+ * What a handler answers: a status, a body with its media type (or none), extra headers, and what
+ * to do if the answer cannot be delivered (the client has gone).
+ */
+record Response(int status, byte[] body, String contentType, Map<String, String> headers, Runnable onUndelivered) {
+  Response(int status, byte[] body, String contentType, Map<String, String> headers) {
+    this(status, body, contentType, headers, () -> {});
+  }
   static final String JSON = "application/json; charset=utf-8";
 
   static Response json(int status, JsonNode body) {
@@ -32,6 +38,10 @@ record Response(int status, byte[] body, String contentType, Map<String, String>
   Response withHeader(String name, String value) {
     Map<String, String> more = new LinkedHashMap<>(headers);
     more.put(name, value);
-    return new Response(status, body, contentType, Map.copyOf(more));
+    return new Response(status, body, contentType, Map.copyOf(more), onUndelivered);
+  }
+
+  Response ifUndelivered(Runnable action) {
+    return new Response(status, body, contentType, headers, action);
   }
 }

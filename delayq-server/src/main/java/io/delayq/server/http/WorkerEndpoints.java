@@ -9,9 +9,12 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Workers' calls, for workers in any language: claim (long poll), ack, nack, extend a lease. */
 final class WorkerEndpoints {
+  private static final Logger log = LoggerFactory.getLogger(WorkerEndpoints.class);
   static final int MAX_CLAIM = 1000;
   static final long MAX_WAIT_MS = 60_000;
   static final long MIN_LEASE_MS = 100;
@@ -52,7 +55,19 @@ final class WorkerEndpoints {
       Instant claimedAt = job.leaseUntil().minus(lease);
       metrics.delivered(queue.name(), Duration.between(job.runAt(), claimedAt));
     }
-    return Response.ok(answer);
+    // why: a worker that gave up waiting never sees these jobs; back they go, attempt not counted
+    return Response.ok(answer).ifUndelivered(() -> handBack(queue, jobs));
+  }
+
+  private static void handBack(JobQueue queue, List<LeasedJob> jobs) {
+    for (LeasedJob job : jobs) {
+      try {
+        queue.release(job.id(), job.attempt());
+      } catch (RuntimeException e) {
+        log.warn("could not hand back job '{}' of queue '{}' after its claim went unanswered; it runs"
+            + " again when its lease ends: {}", job.id(), queue.name(), e.getMessage());
+      }
+    }
   }
 
   /** {@code POST .../jobs/{id}/ack} {@code {"attempt"}} → 204; 409 when that attempt's lease is gone. */

@@ -1,11 +1,15 @@
 package io.delayq.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayq.server.testing.ApiClient;
 import io.delayq.server.testing.ApiClient.Reply;
 import io.delayq.server.testing.SharedServer;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -31,6 +35,29 @@ class LongPollIT {
   }
 
   @Test
+  void aJobClaimedForAWorkerThatHungUpGoesBackWithoutCountingTheAttempt() throws Exception {
+    URI base = URI.create(server.process().baseUrl());
+    try (Socket worker = new Socket(base.getHost(), base.getPort())) {
+      String request = "POST /v1/queues/" + queue + "/claim?waitMs=20000&leaseMs=" + LEASE_MS + " HTTP/1.1\r\n"
+          + "Host: " + base.getHost() + "\r\nContent-Length: 0\r\n\r\n";
+      worker.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+      worker.getOutputStream().flush();
+      // the worker waits briefly, then gives up and hangs up while its claim still waits
+      await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1))
+          .until(() -> worker.getInputStream().available() == 0);
+    }
+    assertThat(api.post("/v1/queues/" + queue + "/jobs", Map.of("id", "orphan", "payload", "x")).status()).isEqualTo(201);
+    // the claim takes the job and cannot answer; the job is back, due, with its attempt unspent
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      JsonNode job = api.get("/v1/queues/" + queue + "/jobs/orphan").json();
+      assertThat(job.path("state").asText()).isEqualTo("scheduled");
+      assertThat(job.path("attempts").asInt()).isZero();
+    });
+    assertThat(api.post("/v1/queues/" + queue + "/claim?leaseMs=" + LEASE_MS).json())
+        .singleElement().satisfies(job -> assertThat(job.path("attempt").asInt()).isEqualTo(1));
+  }
+
+  @Test
   void aWaitingClaimReturnsTheJobWithinMillisecondsOfItsDueTime() throws Exception {
     for (int round = 0; round < 3; round++) {
       CompletableFuture<Timed> claim =
@@ -49,9 +76,11 @@ class LongPollIT {
       assertThat(job.path("runAt").asLong()).isEqualTo(runAt);
       // By the Redis clock the lease started at the claim: never before the job was due.
       long claimedAt = job.path("leaseUntil").asLong() - LEASE_MS;
-      assertThat(claimedAt).as("claimed at, by the Redis clock").isGreaterThanOrEqualTo(runAt);
-      // By this machine's clock (the same one Redis reads), the answer came soon after.
-      assertThat(answer.endMillis).as("answered at").isGreaterThanOrEqualTo(runAt).isLessThanOrEqualTo(runAt + 250);
+      // That is the server's own wake-up: within milliseconds of the due time.
+      assertThat(claimedAt).as("claimed at, by the Redis clock").isBetween(runAt, runAt + 100);
+      // By this machine's clock (the same one Redis reads), the answer reached the client soon after;
+      // the looser bound leaves room for a garbage collection in either JVM on a busy 2-core machine.
+      assertThat(answer.endMillis).as("answered at").isGreaterThanOrEqualTo(runAt).isLessThanOrEqualTo(runAt + 1000);
       assertThat(api.post("/v1/queues/" + queue + "/jobs/soon-" + round + "/ack", Map.of("attempt", 1)).status()).isEqualTo(204);
     }
   }
