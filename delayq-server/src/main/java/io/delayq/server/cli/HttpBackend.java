@@ -257,8 +257,9 @@ final class HttpBackend implements Backend {
       case 400, 413 -> CliException.usage(detail);
       case 404 -> CliException.notFound(detail);
       case 409 -> new CliException(ExitCodes.CONFLICT, conflictHint == null ? detail : detail + "; " + conflictHint);
-      case 503 -> new CliException(ExitCodes.FAILED, "the delayq server at " + baseUrl
-          + " cannot reach its Redis: " + detail);
+      case 503 -> new CliException(ExitCodes.FAILED, "shutting_down".equals(answer.path("error").asText())
+          ? "the delayq server at " + baseUrl + " is shutting down: " + detail
+          : "the delayq server at " + baseUrl + " cannot reach its Redis: " + detail);
       default -> new CliException(ExitCodes.FAILED, "the delayq server at " + baseUrl + " failed " + method + " "
           + path + " with HTTP " + status + ": " + detail);
     };

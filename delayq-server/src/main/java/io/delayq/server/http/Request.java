@@ -23,13 +23,13 @@ final class Request {
     this.pathParams = pathParams;
   }
 
-  /** A path parameter, already URL-decoded. */
+  /** A path parameter, URL-decoded; one that is not valid percent-encoded UTF-8 is a 400. */
   String path(String name) {
-    String value = pathParams.get(name);
-    if (value == null) {
+    String raw = pathParams.get(name);
+    if (raw == null) {
       throw new IllegalStateException("route has no path parameter {" + name + "}");
     }
-    return value;
+    return PathCodec.decodeSegment(name, raw);
   }
 
   String header(String name) {

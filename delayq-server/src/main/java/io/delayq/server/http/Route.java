@@ -38,8 +38,9 @@ record Route(String method, String pattern, Handler handler, boolean open) {
   }
 
   /**
-   * The path parameters when {@code rawSegments} (still percent-encoded) fit the pattern; each
-   * captured segment is decoded, and a segment that is not valid percent-encoded UTF-8 is refused.
+   * The path parameters when {@code rawSegments} fit the pattern, still percent-encoded: they are
+   * decoded when the handler reads them ({@link Request#path}), after the token was checked, so
+   * a caller without one learns nothing from how a path decodes.
    */
   Optional<Map<String, String>> match(List<String> rawSegments) {
     List<String> mine = segments();
@@ -61,7 +62,7 @@ record Route(String method, String pattern, Handler handler, boolean open) {
     }
     Map<String, String> params = new LinkedHashMap<>();
     for (String[] c : captured) {
-      params.put(c[0], PathCodec.decodeSegment(c[0], c[1]));
+      params.put(c[0], c[1]);
     }
     return Optional.of(params);
   }

@@ -47,6 +47,7 @@ class AuthIT {
         anonymous.get("/metrics"),
         anonymous.get("/openapi.json"),
         anonymous.get("/v1/no-such-route"),
+        anonymous.get("/v1/queues/q1/jobs/%C0%AF"),
         anonymous.withToken("wrong").get("/v1/queues"),
         anonymous.withToken(TOKEN + "x").get("/v1/queues"),
         anonymous.withToken("").get("/v1/queues")}) {
