@@ -12,8 +12,10 @@ import java.util.List;
  * The benchmark: delayq against Redisson's {@code RDelayedQueue}, the plain sorted-set loop (one job
  * per call, and batched) and the {@code redis-benchmark} ZADD ceiling, every scenario, one Redis;
  * then the Redis Cluster scenario ({@link ClusterScenario}): delayq alone, bulk enqueue and drain at
- * 1, 4 and 16 partitions, on that Redis and on a 3-master Redis Cluster with one replica per master.
- * From the repository root:
+ * 1, 4 and 16 partitions, on that Redis and on a 3-master Redis Cluster with one replica per master;
+ * last the durable schedule scenario ({@link DurableScenario}): delayq's enqueue, one at a time and
+ * with {@code scheduleAll}, on a primary with one replica, plain and with {@code waitForReplicas(1,
+ * 2 s)}. From the repository root:
  *
  * <pre>
  * mvn -q -DskipTests package &amp;&amp; java -jar delayq-bench/target/delayq-bench.jar
@@ -27,7 +29,8 @@ import java.util.List;
  * later, else the one bundled with delayq-embedded), with no persistence and {@code
  * maxmemory-policy noeviction}, and stops it at the end. For the cluster scenario it
  * starts six more from the same binary with the same settings (three masters, three replicas, on
- * free ports), and stops them when that scenario ends. Exit code: 0 when the run completed (the
+ * free ports), and stops them when that scenario ends; for the durable scenario, two more (a
+ * primary and its replica), likewise. Exit code: 0 when the run completed (the
  * targets may or may not be met: the report says), 1 when it could not run, 2 for bad arguments.
  */
 public final class BenchMain {

@@ -23,6 +23,8 @@ import java.util.List;
  * @param partitionJobs jobs drained per partition count
  * @param clusterJobs jobs enqueued, and jobs drained, per partition count and topology in the cluster
  *     scenario (which uses {@code partitionCounts} too)
+ * @param durableOneJobs jobs scheduled one at a time, in each mode (plain, durable), in the durable scenario
+ * @param durableBulkJobs jobs scheduled with the bulk call, in each mode, in the durable scenario
  * @param ceilingRequests ZADDs per redis-benchmark run without pipelining
  * @param ceilingPipelinedRequests ZADDs per pipelined redis-benchmark run
  * @param bulkChunk jobs per bulk call
@@ -46,6 +48,8 @@ record BenchSettings(
     List<Integer> partitionCounts,
     int partitionJobs,
     int clusterJobs,
+    int durableOneJobs,
+    int durableBulkJobs,
     int ceilingRequests,
     int ceilingPipelinedRequests,
     int bulkChunk,
@@ -56,14 +60,15 @@ record BenchSettings(
   static BenchSettings full() {
     return new BenchSettings(false, 4, 200_000, 200_000, 2_000, Duration.ofSeconds(20), Duration.ofSeconds(1),
         Duration.ofSeconds(10), 1_000_000, List.of(10_000, 1_000_000, 10_000_000), 50_000, 1_000_000,
-        Duration.ofSeconds(30), List.of(1, 4, 16), 200_000, 200_000, 200_000, 1_000_000, 10_000, 4, 5_000);
+        Duration.ofSeconds(30), List.of(1, 4, 16), 200_000, 200_000, 20_000, 200_000, 200_000, 1_000_000, 10_000, 4,
+        5_000);
   }
 
   /** Small counts: checks the harness end to end in well under two minutes. */
   static BenchSettings quickMode() {
     return new BenchSettings(true, 4, 20_000, 20_000, 2_000, Duration.ofSeconds(3), Duration.ofSeconds(1),
         Duration.ofSeconds(2), 100_000, List.of(10_000, 100_000), 5_000, 10_000,
-        Duration.ofSeconds(10), List.of(1, 4, 16), 10_000, 10_000, 50_000, 300_000, 10_000, 4, 2_000);
+        Duration.ofSeconds(10), List.of(1, 4, 16), 10_000, 10_000, 2_000, 20_000, 50_000, 300_000, 10_000, 4, 2_000);
   }
 
   int steadyJobs() {

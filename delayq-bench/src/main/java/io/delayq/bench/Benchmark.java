@@ -6,8 +6,9 @@ import java.util.function.Function;
 
 /**
  * Runs every scenario for every contender, one after another, on one Redis; then delayq alone on
- * that Redis and on a Redis Cluster ({@link ClusterScenario}). A contender that fails in one
- * scenario gets a row saying so, and the run goes on.
+ * that Redis and on a Redis Cluster ({@link ClusterScenario}); then delayq's enqueue on a primary
+ * with one replica, with and without waiting for it ({@link DurableScenario}). A contender that
+ * fails in one scenario gets a row saying so, and the run goes on.
  */
 final class Benchmark {
   /** The queues compared; the redis-benchmark ceiling is measured apart ({@link Ceiling}). */
@@ -81,6 +82,14 @@ final class Benchmark {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted during the cluster scenario", e);
+    }
+    bench.log("durable: delayq's enqueue on a primary with %d replica, plain, then with waitForReplicas(%d, %d s)",
+        BenchReplicaPair.REPLICAS, BenchReplicaPair.REPLICAS, DurableScenario.WAIT_TIMEOUT.toSeconds());
+    try {
+      DurableScenario.run(bench);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted during the durable scenario", e);
     }
     return results;
   }

@@ -7,13 +7,15 @@ import io.delayq.LeasedJob;
 import io.delayq.QueueStats;
 import io.delayq.WorkerOptions;
 import io.delayq.Workers;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * delayq, through its public API only: {@code schedule} for the plain call, {@code scheduleAll} for
- * bulk, {@code startWorkers} with the default lease and claim batch for consumers.
+ * bulk, {@code startWorkers} with the default lease and claim batch for consumers. The durable
+ * variant ({@link #durableFactory}) differs only in {@code waitForReplicas}.
  */
 final class DelayqContender implements Contender {
   static final String NAME = "delayq";
@@ -21,8 +23,8 @@ final class DelayqContender implements Contender {
   private final Delayq delayq;
   private final JobQueue queue;
 
-  private DelayqContender(String redisUri, String queueName, int partitions) {
-    this.delayq = Delayq.connect(redisUri);
+  private DelayqContender(Delayq delayq, String queueName, int partitions) {
+    this.delayq = delayq;
     try {
       this.queue = delayq.queue(queueName, partitions);
     } catch (RuntimeException e) {
@@ -41,7 +43,26 @@ final class DelayqContender implements Contender {
 
       @Override
       public Contender open(String redisUri, String queue) {
-        return new DelayqContender(redisUri, queue, partitions);
+        return new DelayqContender(Delayq.connect(redisUri), queue, partitions);
+      }
+    };
+  }
+
+  /**
+   * delayq with queues of one partition whose {@code schedule} and {@code scheduleAll} return only
+   * once {@code replicas} replicas confirmed the write ({@code waitForReplicas(replicas, timeout)}).
+   */
+  static Factory durableFactory(int replicas, Duration timeout) {
+    return new Factory() {
+      @Override
+      public String name() {
+        return NAME;
+      }
+
+      @Override
+      public Contender open(String redisUri, String queue) {
+        Delayq delayq = Delayq.builder().redisUrl(redisUri).waitForReplicas(replicas, timeout).build();
+        return new DelayqContender(delayq, queue, 1);
       }
     };
   }

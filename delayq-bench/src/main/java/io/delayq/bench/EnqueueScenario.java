@@ -55,7 +55,7 @@ final class EnqueueScenario {
   }
 
   /**
-   * One bulk run.
+   * One bulk run (or, in the durable scenario, one run of one job per call).
    *
    * @param perSecond jobs/s
    * @param integrity jobs missing from, or extra in, Redis afterwards

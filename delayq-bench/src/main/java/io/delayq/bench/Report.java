@@ -32,6 +32,7 @@ final class Report {
   static final String PARTITIONS = "## Partitions";
   static final List<String> SCENARIO_SECTIONS = List.of(ENQUEUE, DRAIN, STEADY, IDLE, MEMORY, BACKLOG, PARTITIONS);
   static final String WHERE_THE_TIME_GOES = "## Where the time goes";
+  static final String DURABLE = "## Durable schedules (WAIT for a replica)";
   /** Ratios of the cluster to the single node within this band read as "about the same". */
   private static final double SAME_BAND = 0.10;
 
@@ -73,6 +74,7 @@ final class Report {
     backlog();
     partitions();
     cluster();
+    durable();
     plots(plots);
     whereTheTimeGoes();
     method();
@@ -89,8 +91,9 @@ final class Report {
     line();
     line("delayq against Redisson's `RDelayedQueue`, the plain sorted-set loop (one job per call, and batched),");
     line("and the ceiling `redis-benchmark` reaches with bare `ZADD`s, all in one run on one Redis; then delayq alone");
-    line("on that Redis and on a Redis Cluster, which the run starts too. One command, from the repository root,");
-    line("builds everything and runs it all:");
+    line("on that Redis and on a Redis Cluster, which the run starts too; last, delayq's enqueue on a primary with one");
+    line("replica, with and without waiting for it. One command, from the repository root, builds everything and");
+    line("runs it all:");
     line();
     line("    " + RunInfo.COMMAND);
     line();
@@ -124,6 +127,9 @@ final class Report {
         + " same binary with the same settings, on 127.0.0.1, `cluster-node-timeout` "
         + RedisClusterProcesses.DEFAULT_NODE_TIMEOUT.toMillis() + " ms; FLUSHALL on every master, and WAIT for its"
         + " replica, between runs");
+    row("primary and replica", "for the durable schedules section only: a primary and " + BenchReplicaPair.REPLICAS
+        + " replica (`replicaof`), 2 `redis-server` processes from the same binary with the same settings, on"
+        + " 127.0.0.1; FLUSHALL on the primary, and WAIT for the replica, between runs");
     row("ceiling", r.ceiling == null ? NA : r.ceiling.available()
         ? "`" + r.ceiling.tool() + " -t zadd -c " + Ceiling.CLIENTS + " -r 1000000` (and `-P " + Ceiling.PIPELINE + "`)"
         : r.ceiling.unavailable());
@@ -615,6 +621,77 @@ final class Report {
         + " a connection per master, replication) and that delayq's partitions do spread over the masters.";
   }
 
+  private void durable() {
+    line(DURABLE);
+    line();
+    line("delayq alone, on a primary with " + BenchReplicaPair.REPLICAS + " replica (2 `redis-server` processes,"
+        + " started for this section from the same binary with the same settings: `save \"\"`, no AOF,"
+        + " `maxmemory-policy noeviction`). Plain: delayq as in every table above; a call returns once the primary"
+        + " has the jobs, and Redis replicates them asynchronously. Durable: `waitForReplicas("
+        + BenchReplicaPair.REPLICAS + ", " + DurableScenario.WAIT_TIMEOUT.toSeconds() + " s)`; a call returns only"
+        + " after the replica confirmed the write (a `WAIT` on a dedicated connection, once the writes are"
+        + " answered). From one thread, jobs due in a day: " + Fmt.count(s.durableOneJobs()) + " jobs one per"
+        + " `schedule` call, and " + Fmt.count(s.durableBulkJobs()) + " with `scheduleAll` in chunks of "
+        + Fmt.count(s.bulkChunk()) + "; plain first, each mode after an untimed warm-up of both calls.");
+    line();
+    row("mode", "one at a time (jobs/s)", "scheduleAll (jobs/s)", "lost", "duplicates", "note");
+    line("|---|---:|---:|---:|---:|---|");
+    for (String mode : DurableScenario.MODES) {
+      Results.DurableResult x = DurableScenario.find(r, mode);
+      Optional<Integrity> integrity = Optional.ofNullable(x).map(Results.DurableResult::integrity);
+      String label = mode.equals(DurableScenario.DURABLE)
+          ? mode + " (`waitForReplicas(" + BenchReplicaPair.REPLICAS + ", "
+              + DurableScenario.WAIT_TIMEOUT.toSeconds() + " s)`)"
+          : mode;
+      row(label, x == null ? Fmt.NONE : Fmt.rate(x.onePerSecond()), x == null ? Fmt.NONE : Fmt.rate(x.bulkPerSecond()),
+          lost(integrity), duplicates(integrity), x == null ? "" : x.note());
+    }
+    line();
+    line(durableFinding());
+    line();
+    // why: written by hand; only the counts are filled in from the run
+    line("**Why.** Durable adds one replication round trip per call: after the primary has answered the writes,"
+        + " delayq sends `WAIT " + BenchReplicaPair.REPLICAS + "` and returns only once the replica has"
+        + " acknowledged them, so a producer scheduling one job at a time pays that round trip for every job."
+        + " `scheduleAll` pays it once per call, after all the writes of its batch of "
+        + Fmt.count(s.bulkChunk()) + " jobs, so the same round trip is spread over the whole batch.");
+    line();
+  }
+
+  private double durableRate(String mode, boolean bulk) {
+    Results.DurableResult x = DurableScenario.find(r, mode);
+    double rate = x == null ? Double.NaN : bulk ? x.bulkPerSecond() : x.onePerSecond();
+    return rate > 0 ? rate : Double.NaN;
+  }
+
+  /** The sentence computed from the durable table: durable against plain, per call. */
+  private String durableFinding() {
+    double onePlain = durableRate(DurableScenario.PLAIN, false);
+    double oneDurable = durableRate(DurableScenario.DURABLE, false);
+    double bulkPlain = durableRate(DurableScenario.PLAIN, true);
+    double bulkDurable = durableRate(DurableScenario.DURABLE, true);
+    double one = oneDurable / onePlain;
+    double bulk = bulkDurable / bulkPlain;
+    if (!Double.isFinite(one) && !Double.isFinite(bulk)) {
+      return "Neither call was measured in both modes, so there is nothing to compare (see the notes).";
+    }
+    List<String> costs = new ArrayList<>();
+    if (Double.isFinite(one)) {
+      costs.add(extra((1 / oneDurable - 1 / onePlain) * 1e6, "µs", 0) + " per `schedule` call");
+    }
+    if (Double.isFinite(bulk)) {
+      costs.add(extra((1 / bulkDurable - 1 / bulkPlain) * s.bulkChunk() * 1e3, "ms", 1) + " per `scheduleAll` call of "
+          + Fmt.count(s.bulkChunk()) + " jobs");
+    }
+    return "Waiting for the replica, delayq scheduled one job at a time at " + Fmt.ratio(one) + " its plain rate,"
+        + " and with `scheduleAll` at " + Fmt.ratio(bulk) + " (durable/plain): " + String.join(" and ", costs) + ".";
+  }
+
+  /** {@code 85 µs more} or {@code 3 µs less}. */
+  private static String extra(double amount, String unit, int places) {
+    return Fmt.decimal(Math.abs(amount), places) + " " + unit + (amount >= 0 ? " more" : " less");
+  }
+
   /** {@code a}, {@code a and b}, {@code a, b and c}. */
   static String andList(List<?> items) {
     List<String> text = items.stream().map(String::valueOf).toList();
@@ -700,6 +777,10 @@ final class Report {
         + " both run on this machine, so their clocks agree.");
     line("- The Redis Cluster section runs last: delayq on the single node, then the cluster is started, warmed up"
         + " with an untimed drain of " + Fmt.count(s.warmupJobs()) + " jobs, measured, and stopped.");
+    line("- The durable schedules section runs after it: the primary and its replica are started, and once the"
+        + " replica reports `master_link_status:up`, each mode is warmed up with " + Fmt.count(s.warmupJobs())
+        + " jobs one at a time and " + Fmt.count(s.bulkChunk()) + " with `scheduleAll`, measured, and the two"
+        + " are stopped.");
     line();
   }
 

@@ -19,6 +19,7 @@ public final class Results {
   final List<DrainResult> backlog = new ArrayList<>();
   final List<DrainResult> partitions = new ArrayList<>();
   final List<ClusterResult> cluster = new ArrayList<>();
+  final List<DurableResult> durable = new ArrayList<>();
 
   /**
    * One contender's enqueue runs.
@@ -105,6 +106,26 @@ public final class Results {
 
     static ClusterResult notRun(String topology, ClusterMeasure measure, int partitions, int jobs, String why) {
       return new ClusterResult(topology, measure, partitions, jobs, Double.NaN, null, "", why);
+    }
+  }
+
+  /**
+   * One mode of the durable scenario: delayq's enqueue on a primary with one replica, without or
+   * with {@code waitForReplicas}.
+   *
+   * @param mode {@link DurableScenario#PLAIN} or {@link DurableScenario#DURABLE}
+   * @param oneJobs jobs scheduled one at a time
+   * @param onePerSecond jobs/s with {@code schedule}, one job per call, from one thread; NaN when not run
+   * @param bulkJobs jobs scheduled with the bulk call
+   * @param bulkPerSecond jobs/s with {@code scheduleAll} in chunks, from one thread; NaN when not run
+   * @param integrity both runs together: jobs missing from, or extra in, Redis afterwards; {@code null}
+   *     when neither ran
+   */
+  record DurableResult(String mode, int oneJobs, double onePerSecond, int bulkJobs, double bulkPerSecond,
+      Integrity integrity, String note) {
+
+    static DurableResult notRun(String mode, int oneJobs, int bulkJobs, String why) {
+      return new DurableResult(mode, oneJobs, Double.NaN, bulkJobs, Double.NaN, null, why);
     }
   }
 

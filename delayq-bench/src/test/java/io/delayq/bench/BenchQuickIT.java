@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Runs the benchmark's quick mode in this JVM, into a temp dir, and checks what it wrote: a report
  * with a row per contender in every scenario table, a Redis Cluster table with figures for the single
- * node and the cluster, valid PNG plots, and no job of delayq lost or delivered twice.
+ * node and the cluster, a durable schedules table with figures for plain and durable enqueue, valid
+ * PNG plots, and no job of delayq lost or delivered twice.
  */
 class BenchQuickIT {
   private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
@@ -86,6 +87,25 @@ class BenchQuickIT {
       assertThat(row.get(clusterLost)).as("lost on %s", topology).isEqualTo("0");
       assertThat(row.get(clusterLost + 1)).as("duplicates on %s", topology).isEqualTo("0");
     }
+
+    List<String> durable = tableOf(text, Report.DURABLE);
+    List<String> durableHeader = cells(durable.get(0));
+    int durableLost = durableHeader.indexOf("lost");
+    // why: the mode, then one at a time and scheduleAll
+    assertThat(durableLost).as("lost column of the durable table").isEqualTo(3);
+    for (String mode : DurableScenario.MODES) {
+      List<String> row = cells(durable.stream().filter(line -> line.startsWith("| " + mode + " "))
+          .findFirst().orElseThrow(() -> new AssertionError("no durable row for " + mode)));
+      String note = row.get(row.size() - 1);
+      for (int i = 1; i < durableLost; i++) {
+        String what = durableHeader.get(i) + ", " + mode + " (note: " + note + ")";
+        assertThat(row.get(i)).as(what).isNotEqualTo(Fmt.NONE);
+        assertThat(Double.parseDouble(row.get(i).replace(",", ""))).as(what).isPositive();
+      }
+      assertThat(row.get(durableLost)).as("lost, %s", mode).isEqualTo("0");
+      assertThat(row.get(durableLost + 1)).as("duplicates, %s", mode).isEqualTo("0");
+    }
+    assertThat(text).contains("Waiting for the replica, delayq scheduled one job at a time at ");
 
     for (String plot : PLOTS) {
       Path png = out.resolve("docs/bench").resolve(plot);
