@@ -137,8 +137,10 @@ public final class DelayqClient implements AutoCloseable {
       throw new InvalidRequestException(
           "redisUrl", "seed '" + Rules.abbreviate(hostAndPort) + "' has no valid port; write host:port or a full URL");
     }
-    RedisURI seed = RedisURI.builder(first).withHost(colon < 0 ? hostAndPort : hostAndPort.substring(0, colon)).withPort(port).build();
-    return seed;
+    return RedisURI.builder(first)
+        .withHost(colon < 0 ? hostAndPort : hostAndPort.substring(0, colon))
+        .withPort(port)
+        .build();
   }
 
   private static String redact(List<RedisURI> uris) {
