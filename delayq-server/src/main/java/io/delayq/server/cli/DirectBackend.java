@@ -58,11 +58,12 @@ final class DirectBackend implements Backend {
   @Override
   public ScheduledJob schedule(String queue, Enqueue request) {
     return call(() -> {
-      JobQueue q = delayq.queue(queue);
-      int maxAttempts = request.maxAttempts() != null ? request.maxAttempts() : q.defaults().maxAttempts();
+      // why: the request is checked whole before the queue is opened, which creates it when new
       JobRequest job = JobRequest.of(request.payload())
-          .withMaxAttempts(maxAttempts)
           .withOnDuplicate(request.keep() ? DuplicatePolicy.KEEP : DuplicatePolicy.REPLACE);
+      if (request.maxAttempts() != null) {
+        job = job.withMaxAttempts(request.maxAttempts());
+      }
       if (request.id() != null) {
         job = job.withId(request.id());
       }
@@ -70,6 +71,10 @@ final class DirectBackend implements Backend {
         job = job.withDelay(request.delay());
       } else if (request.runAt() != null) {
         job = job.withRunAt(request.runAt());
+      }
+      JobQueue q = delayq.queue(queue);
+      if (request.maxAttempts() == null) {
+        job = job.withMaxAttempts(q.defaults().maxAttempts());
       }
       return q.schedule(job);
     });
