@@ -541,12 +541,31 @@ public final class RedisJobQueue implements JobQueue {
     long leaseMillis = Rules.checkLease(lease);
     client.checkOpen("claim on queue '" + name + "'");
     List<LeasedJob> jobs = new ArrayList<>();
+    claimRound(jobs, max, leaseMillis);
+    return jobs;
+  }
+
+  /**
+   * Claims from the partitions in turn, starting one further than the last round, until {@code
+   * max} jobs are in {@code jobs}. Returns how long until the earliest next due time or lease
+   * deadline any partition reported (nanoseconds), or {@link Long#MAX_VALUE} when none did.
+   */
+  private long claimRound(List<LeasedJob> jobs, int max, long leaseMillis) {
+    long nextWakeMillis = Long.MAX_VALUE;
+    long redisMillis = 0;
     int start = Math.floorMod(claimCursor.getAndIncrement(), partitions.length);
     for (int i = 0; i < partitions.length && jobs.size() < max; i++) {
       int p = (start + i) % partitions.length;
-      jobs.addAll(await(claim(client.scripts(), p, max - jobs.size(), leaseMillis), null, 0).jobs());
+      Claimed claimed = await(claim(client.scripts(), p, max - jobs.size(), leaseMillis), null, 0);
+      jobs.addAll(claimed.jobs());
+      redisMillis = claimed.redisMicros() / 1000;
+      if (claimed.nextWakeMillis() >= 0 && !claimed.paused()) {
+        nextWakeMillis = Math.min(nextWakeMillis, claimed.nextWakeMillis());
+      }
     }
-    return jobs;
+    return nextWakeMillis == Long.MAX_VALUE
+        ? Long.MAX_VALUE
+        : TimeUnit.MILLISECONDS.toNanos(Math.max(1, nextWakeMillis - redisMillis));
   }
 
   /** Longest a claim may wait for work: long polls beyond it are better reissued. */
@@ -577,25 +596,11 @@ public final class RedisJobQueue implements JobQueue {
         // the sweep bounds the wait instead
       }
       while (true) {
-        long nextWakeMillis = Long.MAX_VALUE;
-        long redisMillis = 0;
-        int start = Math.floorMod(claimCursor.getAndIncrement(), partitions.length);
-        for (int i = 0; i < partitions.length && jobs.size() < max; i++) {
-          Claimed claimed = await(claim(client.scripts(), (start + i) % partitions.length, max - jobs.size(), leaseMillis), null, 0);
-          jobs.addAll(claimed.jobs());
-          redisMillis = claimed.redisMicros() / 1000;
-          if (claimed.nextWakeMillis() >= 0 && !claimed.paused()) {
-            nextWakeMillis = Math.min(nextWakeMillis, claimed.nextWakeMillis());
-          }
-        }
+        long untilDue = claimRound(jobs, max, leaseMillis);
         long left = deadline - System.nanoTime();
         if (!jobs.isEmpty() || left <= 0) {
           return jobs;
         }
-        long untilDue =
-            nextWakeMillis == Long.MAX_VALUE
-                ? Long.MAX_VALUE
-                : TimeUnit.MILLISECONDS.toNanos(Math.max(1, nextWakeMillis - redisMillis));
         waiter.await(Math.min(left, Math.min(untilDue, CLAIM_SWEEP_NANOS)));
       }
     } catch (InterruptedException e) {
