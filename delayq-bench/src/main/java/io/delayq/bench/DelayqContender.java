@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * delayq, through its public API only: {@code schedule} for the plain call, {@code scheduleAll} for
@@ -35,17 +36,7 @@ final class DelayqContender implements Contender {
 
   /** delayq with queues of {@code partitions} partitions. */
   static Factory factory(int partitions) {
-    return new Factory() {
-      @Override
-      public String name() {
-        return NAME;
-      }
-
-      @Override
-      public Contender open(String redisUri, String queue) {
-        return new DelayqContender(Delayq.connect(redisUri), queue, partitions);
-      }
-    };
+    return factory(partitions, Delayq::connect);
   }
 
   /**
@@ -53,6 +44,10 @@ final class DelayqContender implements Contender {
    * once {@code replicas} replicas confirmed the write ({@code waitForReplicas(replicas, timeout)}).
    */
   static Factory durableFactory(int replicas, Duration timeout) {
+    return factory(1, uri -> Delayq.builder().redisUrl(uri).waitForReplicas(replicas, timeout).build());
+  }
+
+  private static Factory factory(int partitions, Function<String, Delayq> connect) {
     return new Factory() {
       @Override
       public String name() {
@@ -61,8 +56,7 @@ final class DelayqContender implements Contender {
 
       @Override
       public Contender open(String redisUri, String queue) {
-        Delayq delayq = Delayq.builder().redisUrl(redisUri).waitForReplicas(replicas, timeout).build();
-        return new DelayqContender(delayq, queue, 1);
+        return new DelayqContender(connect.apply(redisUri), queue, partitions);
       }
     };
   }
