@@ -21,7 +21,7 @@ import java.util.Optional;
  * }</pre>
  *
  * <p>Thread-safe; make one per application and share it. {@link #close()} stops the workers it
- * started (handing their unfinished jobs back) and then the connections.
+ * started, in order, and then the connections.
  *
  * @since 0.1.0
  */
@@ -61,10 +61,12 @@ public final class Delayq implements AutoCloseable {
    * 1024). Partitions spread a queue's keys, and so its load, over the masters of a Redis Cluster;
    * on a single Redis they let many workers claim without contending for one key.
    *
-   * <p>The count of an existing queue can be changed only while the queue holds no job; all
-   * processes using the queue must then reopen it.
+   * <p>The count is fixed when the queue is first used, because a job is found by a hash of its id
+   * modulo the count and every process using the queue relies on it. Asking for another count
+   * later is refused, even for an empty queue; the exception says how to move to a new count (a
+   * new queue name, producers moved to it, workers draining the old one).
    *
-   * @throws QueueConfigurationException when the queue holds jobs under another partition count
+   * @throws QueueConfigurationException when the queue exists with another partition count
    */
   public JobQueue queue(String name, int partitions) {
     return client.queue(name, Rules.checkPartitions(partitions));
@@ -84,7 +86,13 @@ public final class Delayq implements AutoCloseable {
     return client.isClosed();
   }
 
-  /** Stops every worker started through this client, then closes its connections. Idempotent. */
+  /**
+   * Closes in order: workers stop claiming; running handlers get each pool's shutdown timeout to
+   * finish (and may still use this client meanwhile); jobs that never started go back to the
+   * schedule at once; then the connections close. A handler still running after its timeout
+   * keeps its lease, extended in the background, until it returns (or the process dies), and the
+   * connections stay open for that. Idempotent; closes only what it created.
+   */
   @Override
   public void close() {
     client.close();
@@ -96,6 +104,8 @@ public final class Delayq implements AutoCloseable {
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
     public static final int DEFAULT_DEAD_LETTER_LIMIT = 100_000;
     public static final Duration DEFAULT_DEAD_LETTER_RETENTION = Duration.ofDays(14);
+    /** @since 0.2.0 */
+    public static final Duration DEFAULT_IDEMPOTENCY_WINDOW = Duration.ofMinutes(5);
 
     private String redisUrl;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
@@ -105,6 +115,7 @@ public final class Delayq implements AutoCloseable {
     private boolean refuseEvictingRedis;
     private int replicasToWait;
     private Duration replicaTimeout = Duration.ZERO;
+    private Duration idempotencyWindow = DEFAULT_IDEMPOTENCY_WINDOW;
 
     private Builder() {}
 
@@ -187,6 +198,26 @@ public final class Delayq implements AutoCloseable {
     }
 
     /**
+     * How long the ids of finished jobs (acked or cancelled) are remembered, so that scheduling
+     * such an id again follows its {@link DuplicatePolicy} as if the job still existed: with
+     * {@link DuplicatePolicy#KEEP} a retried schedule whose first try went through and already ran
+     * is not run twice. Ids are kept for at least this long and at most twice it, and at most
+     * 1,000,000 per partition in each half (beyond that the oldest go first). {@link Duration#ZERO}
+     * turns it off. Each remembered id costs Redis about the bytes BENCHMARKS.md measures.
+     *
+     * @since 0.2.0
+     */
+    public Builder idempotencyWindow(Duration window) {
+      Objects.requireNonNull(window, "window");
+      if (window.isNegative() || window.compareTo(Duration.ofDays(7)) > 0) {
+        throw new InvalidRequestException(
+            "idempotencyWindow", "must be between 0 (off) and 7 days; got " + window);
+      }
+      this.idempotencyWindow = window;
+      return this;
+    }
+
+    /**
      * Connects.
      *
      * @throws RedisUnavailableException when Redis cannot be reached
@@ -202,7 +233,8 @@ public final class Delayq implements AutoCloseable {
               deadLetterRetention,
               refuseEvictingRedis,
               replicasToWait,
-              replicaTimeout));
+              replicaTimeout,
+              idempotencyWindow));
     }
   }
 }

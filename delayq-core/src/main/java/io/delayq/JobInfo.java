@@ -11,7 +11,8 @@ import java.util.Objects;
  * @param id the job's id
  * @param state where it is in its life
  * @param runAt when it is due; set only while {@link JobState#SCHEDULED}
- * @param leaseUntil when the current attempt's lease ends; set only while {@link JobState#ACTIVE}
+ * @param leaseUntil when the current delivery's lease ends (or ended); set only while {@link
+ *     JobState#ACTIVE} or {@link JobState#EXPIRED}
  * @param deadAt when it was given up on; set only while {@link JobState#DEAD}
  * @param attempts attempts started so far
  * @param maxAttempts attempts allowed before it goes dead

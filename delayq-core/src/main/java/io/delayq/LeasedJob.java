@@ -1,110 +1,64 @@
 package io.delayq;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
 
 /**
- * A job claimed by a worker: it is the worker's until {@link #leaseUntil()}, and must be acked or
- * nacked before then, or it is delivered again. The attempt number identifies this delivery: an
- * ack from an older attempt is refused.
+ * One delivery of a job: the job is the holder's until {@link #leaseUntil()}, and must be acked
+ * or nacked before then, or it is delivered again. Every delivery has its own {@linkplain #token()
+ * fencing token}; acks, nacks, extensions and releases carry it, so a former holder of the job can
+ * never settle a later delivery of it, even one on the same attempt.
+ *
+ * <p>Handed to a {@link JobHandler} by {@link Workers}, or returned by {@link PullConsumer#claim}.
  *
  * @since 0.1.0
  */
-public final class LeasedJob {
-  private final JobQueue queue;
-  private final String id;
-  private final byte[] payload;
-  private final int attempt;
-  private final int maxAttempts;
-  private final Instant runAt;
-  private final Instant createdAt;
-  private volatile Instant leaseUntil;
+public interface LeasedJob {
+  /** The queue's name. */
+  String queue();
 
-  /** Made by the queue when a job is claimed; public for alternative queue implementations. */
-  public LeasedJob(
-      JobQueue queue,
-      String id,
-      byte[] payload,
-      int attempt,
-      int maxAttempts,
-      Instant runAt,
-      Instant leaseUntil,
-      Instant createdAt) {
-    this.queue = Objects.requireNonNull(queue, "queue");
-    this.id = Objects.requireNonNull(id, "id");
-    this.payload = Objects.requireNonNull(payload, "payload");
-    this.attempt = attempt;
-    this.maxAttempts = maxAttempts;
-    this.runAt = runAt;
-    this.leaseUntil = leaseUntil;
-    this.createdAt = createdAt;
-  }
-
-  public String queue() {
-    return queue.name();
-  }
-
-  public String id() {
-    return id;
-  }
+  String id();
 
   /** The payload bytes (not copied: do not modify them). */
-  public byte[] payload() {
-    return payload;
-  }
+  byte[] payload();
 
   /** The payload decoded as UTF-8. */
-  public String payloadAsString() {
-    return new String(payload, StandardCharsets.UTF_8);
-  }
+  String payloadAsString();
 
-  /** Which attempt this is, counting from 1. */
-  public int attempt() {
-    return attempt;
-  }
+  /**
+   * Which attempt this is, counting from 1. A job handed back uncounted (by a closing worker, or
+   * {@link PullConsumer#release}) is delivered again on the same attempt, with a new token.
+   */
+  int attempt();
 
-  public int maxAttempts() {
-    return maxAttempts;
-  }
+  int maxAttempts();
 
   /** Whether a failure now sends the job to the dead-letter set. */
-  public boolean isLastAttempt() {
-    return attempt >= maxAttempts;
+  default boolean isLastAttempt() {
+    return attempt() >= maxAttempts();
   }
+
+  /**
+   * This delivery's fencing token: unique per delivery and never reused.
+   *
+   * @since 0.2.0
+   */
+  long token();
 
   /** When the job was due. */
-  public Instant runAt() {
-    return runAt;
-  }
+  Instant runAt();
 
-  public Instant createdAt() {
-    return createdAt;
-  }
+  Instant createdAt();
 
-  /** When this attempt's lease ends, as last extended. */
-  public Instant leaseUntil() {
-    return leaseUntil;
-  }
+  /** When this delivery's lease ends, as last extended, by the Redis server's clock. */
+  Instant leaseUntil();
 
   /**
    * Keeps the job for {@code lease} more, counted from now. Long handlers call this before their
    * lease ends.
    *
    * @return the new end of the lease
-   * @throws LeaseExpiredException if the lease already ended
+   * @throws LeaseExpiredException if this delivery no longer holds the job
    */
-  public Instant extendLease(Duration lease) {
-    Instant until = queue.extendLease(id, attempt, lease);
-    leaseUntil = until;
-    return until;
-  }
-
-  @Override
-  public String toString() {
-    return "LeasedJob[queue=" + queue.name() + ", id=" + id + ", attempt=" + attempt + "/"
-        + maxAttempts + ", runAt=" + runAt + ", leaseUntil=" + leaseUntil + ", payload="
-        + payload.length + " bytes]";
-  }
+  Instant extendLease(Duration lease);
 }

@@ -5,8 +5,10 @@ import java.util.List;
 /**
  * A durable schedule (see {@link Delayq.Builder#waitForReplicas}) reached the master, but fewer
  * replicas than required confirmed it in time. The jobs are scheduled; they are lost only if that
- * master fails before its replicas catch up. Scheduling the same ids again is safe with the default
- * {@link DuplicatePolicy#REPLACE}.
+ * master fails before its replicas catch up. To make sure of them, schedule the same requests again
+ * with {@link DuplicatePolicy#KEEP} within the client's idempotency window: a job still waiting is
+ * kept as it is, and one that ran or was cancelled in the meantime is not scheduled again. With
+ * {@link DuplicatePolicy#REPLACE}, a job that already ran would run a second time.
  *
  * @since 0.1.0
  */
@@ -17,12 +19,18 @@ public final class NotReplicatedException extends DelayqException {
   private final int confirmed;
   private final List<String> unconfirmedIds;
 
-  public NotReplicatedException(String queue, int required, int confirmed, List<String> unconfirmedIds) {
+  public NotReplicatedException(
+      String queue, int required, int confirmed, List<String> unconfirmedIds, java.time.Duration idempotencyWindow) {
     super(
         "queue '" + queue + "': " + unconfirmedIds.size() + " job(s) were written to the master but only "
             + confirmed + " of " + required + " required replica(s) confirmed in time ("
-            + abbreviate(unconfirmedIds) + "). Check the replicas' health and replication lag;"
-            + " scheduling the same ids again is safe");
+            + abbreviate(unconfirmedIds) + "). Check the replicas' health and replication lag. "
+            + (idempotencyWindow.isZero()
+                ? "The idempotency window is off, so scheduling these ids again is safe only for jobs"
+                    + " that have not run yet"
+                : "Scheduling the same requests again with DuplicatePolicy.KEEP within "
+                    + idempotencyWindow + " (the idempotency window) is safe: a job still waiting is kept,"
+                    + " one that ran or was cancelled meanwhile is not scheduled again"));
     this.required = required;
     this.confirmed = confirmed;
     this.unconfirmedIds = List.copyOf(unconfirmedIds);

@@ -11,4 +11,5 @@ public record ClientSettings(
     Duration deadLetterRetention,
     boolean refuseEvictingRedis,
     int replicasToWait,
-    Duration replicaTimeout) {}
+    Duration replicaTimeout,
+    Duration idempotencyWindow) {}

@@ -43,19 +43,42 @@ public final class DelayqClient implements AutoCloseable {
   private final RedisConnector connector;
   private final StatefulConnection<byte[], byte[]> connection;
   private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+  private final ServerTime serverTime;
   private final ScriptRunner scripts;
   private StatefulConnection<byte[], byte[]> workerConnection;
   private ScriptRunner workerScripts;
+  private long nextWorkerConnectAttempt;
   private final WakeBus wakeBus;
-  private final Map<String, RedisJobQueue> queues = new ConcurrentHashMap<>();
+  private final LeaseKeeper leaseKeeper = new LeaseKeeper(Ticker.SYSTEM);
+  /**
+   * Queue handles by name, the most recently used kept. A handle is a few small objects; the
+   * bound keeps a process that touches many queue names over time from growing without end.
+   */
+  private final Map<String, QueueHandle> queues =
+      java.util.Collections.synchronizedMap(
+          new java.util.LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, QueueHandle> eldest) {
+              return size() > MAX_CACHED_QUEUES;
+            }
+          });
+  static final int MAX_CACHED_QUEUES = 1024;
   private final List<WorkerPool> pools = new CopyOnWriteArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicBoolean closing = new AtomicBoolean();
 
   public DelayqClient(ClientSettings settings) {
     this.settings = settings;
     List<RedisURI> uris = parse(settings.redisUrl());
     this.displayUri = redact(uris);
-    this.resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
+    this.resources =
+        DefaultClientResources.builder()
+            .ioThreadPoolSize(2)
+            .computationThreadPoolSize(2)
+            // why: after Redis returns, resume within about a second, not Lettuce's 30 s cap
+            .reconnectDelay(io.lettuce.core.resource.Delay.exponential(
+                Duration.ofMillis(50), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+            .build();
     ClientOptions options =
         ClientOptions.builder()
             .autoReconnect(true)
@@ -80,7 +103,8 @@ public final class DelayqClient implements AutoCloseable {
     }
     this.connection = connector.main();
     this.commands = RedisConnector.commands(connection);
-    this.scripts = new ScriptRunner(commands);
+    this.serverTime = ServerTime.probe(connection);
+    this.scripts = new ScriptRunner(commands, serverTime);
     this.wakeBus = new WakeBus(connector, resources);
     checkEvictionPolicy();
   }
@@ -187,14 +211,19 @@ public final class DelayqClient implements AutoCloseable {
   public JobQueue queue(String name, int partitions) {
     checkOpen("queue(" + name + ")");
     Rules.checkQueueName(name);
-    RedisJobQueue existing = queues.get(name);
+    QueueHandle existing = queues.get(name);
     if (existing != null) {
       requireSamePartitions(name, existing.partitions(), partitions);
       return existing;
     }
     int stored = loadOrCreateSettings(name, partitions == 0 ? 1 : partitions);
     requireSamePartitions(name, stored, partitions);
-    return queues.computeIfAbsent(name, n -> new RedisJobQueue(this, n, stored));
+    return queues.computeIfAbsent(name, n -> new QueueHandle(this, n, stored));
+  }
+
+  /** Queue handles held now; bounded by {@link #MAX_CACHED_QUEUES}. */
+  int cachedQueues() {
+    return queues.size();
   }
 
   /**
@@ -225,8 +254,9 @@ public final class DelayqClient implements AutoCloseable {
   public Optional<JobQueue> existingQueue(String name) {
     checkOpen("existingQueue(" + name + ")");
     Rules.checkQueueName(name);
-    if (queues.containsKey(name)) {
-      return Optional.of(queues.get(name));
+    QueueHandle cached = queues.get(name);
+    if (cached != null) {
+      return Optional.of(cached);
     }
     Boolean known =
         await(commands.sismember(Keys.bytes(Keys.registry()), Keys.bytes(name)).toCompletableFuture(), name, null, 0);
@@ -260,11 +290,11 @@ public final class DelayqClient implements AutoCloseable {
   }
 
   /** Waits for a reply to a caller's synchronous call and maps its failure. */
-  <T> T await(CompletableFuture<T> future, String queue, String id, int attempt) {
-    return Errors.await(future, settings.commandTimeout(), displayUri, queue, id, attempt);
+  <T> T await(CompletableFuture<T> future, String queue, String id, long token) {
+    return Errors.await(future, settings.commandTimeout(), displayUri, queue, id, token);
   }
 
-  /** Like {@link #await(CompletableFuture, String, String, int)}, for a call Redis may hold {@code extra} longer. */
+  /** Like {@link #await(CompletableFuture, String, String, long)}, for a call Redis may hold {@code extra} longer. */
   <T> T await(CompletableFuture<T> future, Duration extra, String queue, String id) {
     return Errors.await(future, settings.commandTimeout().plus(extra), displayUri, queue, id, 0);
   }
@@ -291,16 +321,30 @@ public final class DelayqClient implements AutoCloseable {
    */
   synchronized ScriptRunner workerScripts() {
     if (workerScripts == null) {
+      long now = System.nanoTime();
+      if (now - nextWorkerConnectAttempt < 0) {
+        return scripts;
+      }
       try {
         workerConnection = connector.connect();
-        workerScripts = new ScriptRunner(RedisConnector.commands(workerConnection));
+        workerScripts = new ScriptRunner(RedisConnector.commands(workerConnection), serverTime);
       } catch (RuntimeException e) {
-        // why: Redis may be away right now; workers then share the main connection and retry
-        log.debug("no separate worker connection to {}: {}", displayUri, e.toString());
+        // why: Redis may be away right now; until the worker connection opens (tried again each
+        // second) this call shares the main one
+        nextWorkerConnectAttempt = now + TimeUnit.SECONDS.toNanos(1);
+        log.debug("no separate worker connection to {} yet: {}", displayUri, e.toString());
         return scripts;
       }
     }
     return workerScripts;
+  }
+
+  LeaseKeeper leaseKeeper() {
+    return leaseKeeper;
+  }
+
+  ServerTime serverTime() {
+    return serverTime;
   }
 
   WakeBus wakeBus() {
@@ -319,19 +363,53 @@ public final class DelayqClient implements AutoCloseable {
     return closed.get();
   }
 
-  /** Closes workers first (handing back their unfinished jobs), then the connections. Idempotent. */
+  /**
+   * Closes in order: every pool stops claiming and hands back what it never started; running
+   * handlers get their pools' shutdown timeouts (at the same time) to finish, and may still use
+   * this client meanwhile; then the client refuses new calls; the connections close once the last
+   * handler has returned, which for a handler past its timeout happens in the background, with
+   * its lease kept. Idempotent.
+   */
   @Override
   public void close() {
-    if (!closed.compareAndSet(false, true)) {
+    if (closing.getAndSet(true)) {
       return;
     }
-    for (WorkerPool pool : List.copyOf(pools)) {
+    List<WorkerPool> open = List.copyOf(pools);
+    List<Thread> closers = new ArrayList<>();
+    for (WorkerPool pool : open) {
+      Thread t = new Thread(() -> {
+        try {
+          pool.close();
+        } catch (RuntimeException e) {
+          log.warn("closing workers of queue '{}' failed", pool.queue(), e);
+        }
+      }, "delayq-close-" + pool.queue());
+      t.setDaemon(true);
+      t.start();
+      closers.add(t);
+    }
+    for (Thread t : closers) {
       try {
-        pool.close();
-      } catch (RuntimeException e) {
-        log.warn("closing workers of queue '{}' failed", pool.queue(), e);
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
       }
     }
+    closed.set(true);
+    CompletableFuture<?>[] draining = open.stream().map(WorkerPool::finished).toArray(CompletableFuture[]::new);
+    CompletableFuture<Void> allDone = CompletableFuture.allOf(draining);
+    if (allDone.isDone()) {
+      closeConnections();
+    } else {
+      log.warn("the Redis connections to {} stay open until the handlers still running return", displayUri);
+      allDone.whenComplete((v, e) -> closeConnections());
+    }
+  }
+
+  private void closeConnections() {
+    leaseKeeper.close();
     wakeBus.close();
     synchronized (this) {
       if (workerConnection != null) {

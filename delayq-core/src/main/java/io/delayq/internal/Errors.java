@@ -4,6 +4,8 @@ import io.delayq.DelayqException;
 import io.delayq.JobActiveException;
 import io.delayq.JobNotFoundException;
 import io.delayq.LeaseExpiredException;
+import io.delayq.OutcomeUnknownException;
+import io.delayq.RedisCommandException;
 import io.delayq.RedisUnavailableException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -31,24 +33,26 @@ public final class Errors {
       String redisUri,
       String queue,
       String id,
-      int attempt) {
+      long token) {
     try {
       return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      throw new RedisUnavailableException(
-          "Redis at " + redisUri + " did not answer within " + timeout
-              + "; check that it is running and not overloaded, or raise commandTimeout",
+      throw new OutcomeUnknownException(
+          "Redis at " + redisUri + " did not answer within " + timeout + ", so the call may or may not"
+              + " have taken effect (the command may still run once the link recovers). Check that Redis"
+              + " is running and not overloaded, or raise commandTimeout",
           e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new RedisUnavailableException("interrupted while waiting for Redis at " + redisUri, e);
+      throw new OutcomeUnknownException(
+          "interrupted while waiting for Redis at " + redisUri + "; the call may or may not have taken effect", e);
     } catch (ExecutionException | CompletionException | CancellationException e) {
-      throw translate(e, redisUri, queue, id, attempt);
+      throw translate(e, redisUri, queue, id, token);
     }
   }
 
   public static RuntimeException translate(
-      Throwable error, String redisUri, String queue, String id, int attempt) {
+      Throwable error, String redisUri, String queue, String id, long token) {
     Throwable cause = unwrap(error);
     if (cause instanceof DelayqException d) {
       return d;
@@ -56,7 +60,7 @@ public final class Errors {
     if (cause instanceof RedisCommandExecutionException && cause.getMessage() != null) {
       String message = cause.getMessage();
       if (message.contains("DQ_LEASE_EXPIRED")) {
-        return new LeaseExpiredException(queue, id, attempt);
+        return new LeaseExpiredException(queue, id, token);
       }
       if (message.contains("DQ_ACTIVE")) {
         return new JobActiveException(queue, id, textAfterCode(message, "DQ_ACTIVE"));
@@ -80,9 +84,17 @@ public final class Errors {
           cause);
     }
     if (cause instanceof RedisCommandTimeoutException) {
-      return new RedisUnavailableException(
+      return new OutcomeUnknownException(
           "Redis at " + redisUri + " did not answer in time (" + cause.getMessage()
-              + "); check that it is running and not overloaded, or raise commandTimeout",
+              + "), so the call may or may not have taken effect; check that it is running and not"
+              + " overloaded, or raise commandTimeout",
+          cause);
+    }
+    if (cause instanceof RedisException && !(cause instanceof RedisConnectionException) && !isRefusedUnsent(cause)) {
+      // why: the command was written and the link dropped before its reply; Redis may have run it
+      return new OutcomeUnknownException(
+          "the connection to Redis at " + redisUri + " dropped while the call was in flight ("
+              + cause.getMessage() + "), so it may or may not have taken effect",
           cause);
     }
     if (cause instanceof RedisConnectionException || cause instanceof RedisException) {
@@ -95,6 +107,15 @@ public final class Errors {
       return r;
     }
     return new RedisUnavailableException("unexpected failure talking to " + redisUri, cause);
+  }
+
+  /**
+   * Lettuce refuses a command without sending it while the connection is down (the client rejects
+   * commands when disconnected), so such a call did nothing.
+   */
+  private static boolean isRefusedUnsent(Throwable cause) {
+    String message = cause.getMessage();
+    return message != null && (message.contains("not connected") || message.contains("Connection is closed"));
   }
 
   /** Replies of a Redis or cluster that is changing hands: the same call succeeds a moment later. */
@@ -123,14 +144,5 @@ public final class Errors {
   private static String textAfterCode(String message, String code) {
     int at = message.indexOf(code);
     return message.substring(at + code.length()).trim();
-  }
-
-  /** Redis answered with an error that is neither a delayq refusal nor a connection problem. */
-  public static final class RedisCommandException extends DelayqException {
-    private static final long serialVersionUID = 1L;
-
-    RedisCommandException(String message, Throwable cause) {
-      super(message, cause);
-    }
   }
 }

@@ -12,7 +12,7 @@ public final class Keys {
 
   private Keys() {}
 
-  /** The queue's settings hash (partition count, paused). */
+  /** The queue's settings hash (partition count, paused, stored defaults). */
   public static String settings(String queue) {
     return "{" + PREFIX + ":" + queue + "}:settings";
   }
@@ -20,6 +20,11 @@ public final class Keys {
   /** The set of all queue names, for listings. */
   public static String registry() {
     return PREFIX + ":queues";
+  }
+
+  /** A short-lived key the client writes once at connect, to learn whether scripts may read TIME. */
+  public static String timeProbe() {
+    return PREFIX + ":time-probe";
   }
 
   /** The pub/sub channel on which sleeping workers of a queue are woken. */
@@ -31,13 +36,20 @@ public final class Keys {
     String tag = "{" + PREFIX + ":" + queue + ":" + partition + "}";
     return new Partition(
         partition,
-        bytes(tag + ":scheduled"),
-        bytes(tag + ":active"),
-        bytes(tag + ":dead"),
-        bytes(tag + ":jobs"),
-        bytes(tag + ":attempts"),
-        bytes(tag + ":errors"),
-        bytes(tag + ":paused"));
+        new byte[][] {
+          bytes(tag + ":scheduled"),
+          bytes(tag + ":active"),
+          bytes(tag + ":jobs"),
+          bytes(tag + ":attempts"),
+          bytes(tag + ":errors"),
+          bytes(tag + ":dead"),
+          bytes(tag + ":paused"),
+          bytes(tag + ":leases"),
+          bytes(tag + ":tokens"),
+          bytes(tag + ":done:a"),
+          bytes(tag + ":done:b"),
+          bytes(tag + ":done:starts")
+        });
   }
 
   static byte[] bytes(String s) {
@@ -45,23 +57,51 @@ public final class Keys {
   }
 
   /**
-   * The keys of one partition.
+   * The keys of one partition, in the order every script takes them as {@code KEYS} (see
+   * {@code lua/_keys.lua}):
    *
-   * @param scheduled zset: job id by due time (epoch ms)
-   * @param active zset: job id by lease deadline (epoch ms)
-   * @param dead zset: job id by time of burial
-   * @param jobs hash: job id to record (header and payload)
-   * @param attempts hash: job id to attempts started; absent until the first claim
-   * @param errors hash: job id to the last failure's message; absent until a failure
-   * @param paused string: present while claiming is paused
+   * <ol>
+   *   <li>scheduled: zset, job id by due time (epoch ms)
+   *   <li>active: zset, job id by lease ({@code deadlineMs * 1024 + attempt})
+   *   <li>jobs: hash, job id to record (header and payload)
+   *   <li>attempts: hash, job id to attempts used while it is not held; absent until the first failure
+   *   <li>errors: hash, job id to the last failure's message
+   *   <li>dead: zset, job id by time of burial
+   *   <li>paused: string, present while claiming is paused
+   *   <li>leases: hash, job id to the fencing token of the delivery holding it
+   *   <li>tokens: string, the last fencing token issued on this partition
+   *   <li>done:a, done:b: sets, ids finished within the idempotency window, in two generations
+   *   <li>done:starts: hash, when each generation began (fields {@code a}, {@code b}, epoch ms)
+   * </ol>
    */
-  public record Partition(
-      int number,
-      byte[] scheduled,
-      byte[] active,
-      byte[] dead,
-      byte[] jobs,
-      byte[] attempts,
-      byte[] errors,
-      byte[] paused) {}
+  public record Partition(int number, byte[][] keys) {
+    public byte[] scheduled() {
+      return keys[0];
+    }
+
+    public byte[] active() {
+      return keys[1];
+    }
+
+    public byte[] jobs() {
+      return keys[2];
+    }
+
+    public byte[] dead() {
+      return keys[5];
+    }
+
+    public byte[] paused() {
+      return keys[6];
+    }
+
+    public byte[] leases() {
+      return keys[7];
+    }
+
+    /** Every key of the partition; a script deletes nothing outside these. */
+    public byte[][] all() {
+      return keys.clone();
+    }
+  }
 }

@@ -203,10 +203,10 @@ final class RedisConnector {
    * are used for durable writes only: a {@code WAIT} holds its connection until the replicas
    * answer, and must not hold up other callers' commands.
    */
-  ScriptRunner writerFor(byte[] key) {
+  ScriptRunner writerFor(byte[] key, ServerTime serverTime) {
     StatefulConnection<byte[], byte[]> durable = durableConnection();
     if (cluster == null) {
-      return nodeWriters.computeIfAbsent("", k -> new ScriptRunner(commands(durable)));
+      return nodeWriters.computeIfAbsent("", k -> new ScriptRunner(commands(durable), serverTime));
     }
     StatefulRedisClusterConnection<byte[], byte[]> connection = (StatefulRedisClusterConnection<byte[], byte[]>) durable;
     RedisClusterNode master = connection.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
@@ -221,7 +221,7 @@ final class RedisConnector {
     int port = master.getUri().getPort();
     return nodeWriters.computeIfAbsent(
         master.getNodeId() + "@" + host + ":" + port,
-        k -> new ScriptRunner(connection.getConnection(host, port).async()));
+        k -> new ScriptRunner(connection.getConnection(host, port).async(), serverTime));
   }
 
   private synchronized StatefulConnection<byte[], byte[]> durableConnection() {

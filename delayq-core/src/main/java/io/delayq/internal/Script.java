@@ -21,7 +21,7 @@ public enum Script {
   ACK("ack.lua", ScriptOutputType.MULTI),
   NACK("nack.lua", ScriptOutputType.MULTI),
   EXTEND_LEASE("extend-lease.lua", ScriptOutputType.INTEGER),
-  RELEASE("release.lua", ScriptOutputType.INTEGER),
+  RELEASE("release.lua", ScriptOutputType.MULTI),
   CANCEL("cancel.lua", ScriptOutputType.INTEGER),
   RESCHEDULE("reschedule.lua", ScriptOutputType.INTEGER),
   REQUEUE_DEAD("requeue-dead.lua", ScriptOutputType.INTEGER),
@@ -35,6 +35,7 @@ public enum Script {
   private final String body;
   private final String sha;
   private final byte[] bodyBytes;
+  private final boolean readsClock;
 
   Script(String fileName, ScriptOutputType outputType) {
     this.fileName = fileName;
@@ -42,6 +43,12 @@ public enum Script {
     this.body = expandIncludes(read(fileName));
     this.sha = sha1Hex(body);
     this.bodyBytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    this.readsClock = body.contains("redis_now_us()");
+  }
+
+  /** Whether the script asks for the server's time (and so needs it passed in where TIME is refused). */
+  boolean readsClock() {
+    return readsClock;
   }
 
   public String fileName() {

@@ -10,16 +10,36 @@ import java.util.concurrent.CompletionException;
  * the call is retried exactly once with the script's text ({@code EVAL}), which also caches it.
  * {@code EVAL} is routed by its keys like {@code EVALSHA}, so on a cluster it reaches the node that
  * lacked the script; a separate {@code SCRIPT LOAD} would go to some other node.
+ *
+ * <p>Every partition script takes the server's time as its first argument (see {@link
+ * ServerTime}); the runner fills it in.
  */
 public final class ScriptRunner {
   private final RedisClusterAsyncCommands<byte[], byte[]> redis;
+  private final ServerTime serverTime;
 
-  public ScriptRunner(RedisClusterAsyncCommands<byte[], byte[]> redis) {
+  ScriptRunner(RedisClusterAsyncCommands<byte[], byte[]> redis, ServerTime serverTime) {
     this.redis = redis;
+    this.serverTime = serverTime;
   }
 
-  public <T> CompletableFuture<T> run(Script script, byte[][] keys, byte[]... args) {
-    CompletableFuture<T> first = call(script, keys, args);
+  /** Runs a partition script; {@code args[0]} is the slot for the server's time. */
+  public <T> CompletableFuture<T> run(Script script, byte[][] keys, byte[][] args) {
+    if (!serverTime.isPassed() || !script.readsClock()) {
+      args[0] = ServerTime.IN_SCRIPT;
+      return runNow(script, keys, args);
+    }
+    return serverTime
+        .forKey(keys[0])
+        .thenCompose(
+            now -> {
+              args[0] = now;
+              return this.<T>runNow(script, keys, args);
+            });
+  }
+
+  private <T> CompletableFuture<T> runNow(Script script, byte[][] keys, byte[][] args) {
+    CompletableFuture<T> first = redis.<T>evalsha(script.sha(), script.outputType(), keys, args).toCompletableFuture();
     return first
         .handle(
             (value, error) -> {
@@ -41,9 +61,5 @@ public final class ScriptRunner {
    */
   public CompletableFuture<Long> waitForReplicas(int replicas, long timeoutMillis) {
     return redis.waitForReplication(replicas, timeoutMillis).toCompletableFuture();
-  }
-
-  private <T> CompletableFuture<T> call(Script script, byte[][] keys, byte[][] args) {
-    return redis.<T>evalsha(script.sha(), script.outputType(), keys, args).toCompletableFuture();
   }
 }

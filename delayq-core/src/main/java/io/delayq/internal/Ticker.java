@@ -9,4 +9,9 @@ public interface Ticker {
   Ticker SYSTEM = System::nanoTime;
 
   long nanoTime();
+
+  /** {@code to - from}, where {@code to} may be {@link Long#MAX_VALUE} for "never". */
+  static long nanosBetween(long from, long to) {
+    return to == Long.MAX_VALUE ? Long.MAX_VALUE : to - from;
+  }
 }

@@ -2,35 +2,50 @@ package io.delayq.internal;
 
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import io.lettuce.core.resource.ClientResources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers wake-up messages ("an earlier job was scheduled") to the worker pools of this client.
- * One pub/sub connection for all queues, opened with the first pool. Lettuce resubscribes after a
- * reconnect; if Redis is away when the first pool starts, connecting is retried in the background.
- * Meanwhile, and whenever a message is lost, the workers' sweep interval bounds the delay.
+ * Delivers wake-up messages ("an earlier job was scheduled") to the worker pools and waiting
+ * claims of this client. One pub/sub connection for all queues, opened with the first listener.
+ * A subscription is retried until Redis confirms it, whether the connection was down when it was
+ * asked for or the command failed; Lettuce renews confirmed ones after a reconnect. Meanwhile, and
+ * whenever a message is lost, the sweep interval bounds the delay. A channel nobody listens to any
+ * more is unsubscribed after a linger, so that short-lived listeners one after another (long polls)
+ * do not open a window at each turn in which a wake-up is lost, and so that a process that uses
+ * many queue names over time does not keep them all subscribed.
  */
 final class WakeBus implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WakeBus.class);
-  private static final long RETRY_SECONDS = 2;
+  private static final long RETRY_MIN_MILLIS = 100;
+  private static final long RETRY_MAX_MILLIS = 2_000;
+  static final long LINGER_MILLIS = 30_000;
 
   private final RedisConnector connector;
   private final ClientResources resources;
-  private final Map<String, List<WakeListener>> poolsByChannel = new ConcurrentHashMap<>();
-  /** Channels subscribed (or to subscribe once connected), each with Redis's confirmation. */
-  private final Map<String, CompletableFuture<Void>> subscriptions = new ConcurrentHashMap<>();
+  private final Map<String, Channel> channels = new ConcurrentHashMap<>();
   private StatefulRedisPubSubConnection<byte[], byte[]> connection;
   private boolean connecting;
+  private long connectRetryMillis = RETRY_MIN_MILLIS;
   private boolean closed;
+
+  /** One channel's listeners and the state of its subscription. */
+  private static final class Channel {
+    final List<WakeListener> listeners = new CopyOnWriteArrayList<>();
+    CompletableFuture<Void> confirmed = new CompletableFuture<>();
+    boolean subscribing;
+    long retryMillis = RETRY_MIN_MILLIS;
+    ScheduledFuture<?> linger;
+  }
 
   WakeBus(RedisConnector connector, ClientResources resources) {
     this.connector = connector;
@@ -42,26 +57,52 @@ final class WakeBus implements AutoCloseable {
    * caller who waits for it and then looks at the queue misses no job scheduled in between. It
    * stays incomplete while Redis is away (callers bound their wait; the sweep covers the gap).
    */
-  synchronized CompletableFuture<Void> register(String channel, WakeListener pool) {
-    poolsByChannel.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(pool);
-    CompletableFuture<Void> subscribed = subscriptions.get(channel);
-    if (subscribed == null) {
-      subscribed = new CompletableFuture<>();
-      subscriptions.put(channel, subscribed);
-      if (connection != null) {
-        subscribe(channel, subscribed);
-      }
+  synchronized CompletableFuture<Void> register(String name, WakeListener listener) {
+    Channel channel = channels.computeIfAbsent(name, n -> new Channel());
+    channel.listeners.add(listener);
+    if (channel.linger != null) {
+      channel.linger.cancel(false);
+      channel.linger = null;
     }
     if (connection == null) {
       connect();
+    } else {
+      subscribe(name, channel);
     }
-    return subscribed;
+    return channel.confirmed;
   }
 
-  private void subscribe(String channel, CompletableFuture<Void> subscribed) {
-    connection.async().subscribe(Keys.bytes(channel)).whenComplete((ok, error) -> {
-      if (error == null) {
-        subscribed.complete(null);
+  /** Channels subscribed and confirmed right now; for tests and metrics. */
+  synchronized int subscribedChannels() {
+    return (int) channels.values().stream().filter(c -> c.confirmed.isDone()).count();
+  }
+
+  private void subscribe(String name, Channel channel) {
+    if (channel.subscribing || channel.confirmed.isDone() || closed || connection == null) {
+      return;
+    }
+    channel.subscribing = true;
+    connection.async().subscribe(Keys.bytes(name)).whenComplete((ok, error) -> {
+      synchronized (this) {
+        channel.subscribing = false;
+        if (channels.get(name) != channel) {
+          return;
+        }
+        if (error == null) {
+          channel.retryMillis = RETRY_MIN_MILLIS;
+          channel.confirmed.complete(null);
+          return;
+        }
+        log.debug("subscribing to {} failed, retrying in {} ms: {}", name, channel.retryMillis, error.toString());
+        long delay = channel.retryMillis;
+        channel.retryMillis = Math.min(RETRY_MAX_MILLIS, channel.retryMillis * 2);
+        schedule(() -> {
+          synchronized (this) {
+            if (channels.get(name) == channel) {
+              subscribe(name, channel);
+            }
+          }
+        }, delay);
       }
     });
   }
@@ -79,16 +120,17 @@ final class WakeBus implements AutoCloseable {
               synchronized (this) {
                 connecting = false;
                 if (error != null) {
-                  log.debug("wake-up channel unavailable, retrying in {} s: {}", RETRY_SECONDS, error.toString());
-                  if (!closed) {
-                    resources.eventExecutorGroup().schedule(this::retry, RETRY_SECONDS, TimeUnit.SECONDS);
-                  }
+                  log.debug("wake-up channel unavailable, retrying in {} ms: {}", connectRetryMillis, error.toString());
+                  long delay = connectRetryMillis;
+                  connectRetryMillis = Math.min(RETRY_MAX_MILLIS, connectRetryMillis * 2);
+                  schedule(this::retryConnect, delay);
                   return;
                 }
                 if (closed) {
                   opened.closeAsync();
                   return;
                 }
+                connectRetryMillis = RETRY_MIN_MILLIS;
                 connection = opened;
                 connection.addListener(
                     new RedisPubSubAdapter<>() {
@@ -97,36 +139,48 @@ final class WakeBus implements AutoCloseable {
                         deliver(new String(channel, StandardCharsets.UTF_8), message);
                       }
                     });
-                subscriptions.forEach(this::subscribe);
+                channels.forEach(this::subscribe);
               }
             });
   }
 
-  private synchronized void retry() {
+  private synchronized void retryConnect() {
     if (connection == null) {
       connect();
     }
   }
 
-  /**
-   * Removes a listener. The last one to leave a channel unsubscribes, unless it asks to keep the
-   * subscription: short-lived listeners (waiting claims, one after another) would otherwise open a
-   * window at each turn in which a wake-up message is lost.
-   */
-  synchronized void unregister(String channel, WakeListener pool, boolean keepSubscription) {
-    List<WakeListener> pools = poolsByChannel.get(channel);
-    if (pools == null || !pools.remove(pool) || !pools.isEmpty() || keepSubscription) {
-      return;
-    }
-    subscriptions.remove(channel);
-    if (connection != null) {
-      connection.async().unsubscribe(Keys.bytes(channel));
+  private void schedule(Runnable task, long delayMillis) {
+    if (!closed) {
+      resources.eventExecutorGroup().schedule(task, delayMillis, TimeUnit.MILLISECONDS);
     }
   }
 
-  private void deliver(String channel, byte[] message) {
-    List<WakeListener> pools = poolsByChannel.get(channel);
-    if (pools == null) {
+  /** Removes a listener; the last one to leave a channel unsubscribes it after a linger. */
+  synchronized void unregister(String name, WakeListener listener) {
+    Channel channel = channels.get(name);
+    if (channel == null || !channel.listeners.remove(listener) || !channel.listeners.isEmpty()) {
+      return;
+    }
+    if (channel.linger == null && !closed) {
+      channel.linger =
+          resources.eventExecutorGroup().schedule(() -> drop(name, channel), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private synchronized void drop(String name, Channel channel) {
+    if (channels.get(name) != channel || !channel.listeners.isEmpty()) {
+      return;
+    }
+    channels.remove(name);
+    if (connection != null && !closed) {
+      connection.async().unsubscribe(Keys.bytes(name));
+    }
+  }
+
+  private void deliver(String name, byte[] message) {
+    Channel channel = channels.get(name);
+    if (channel == null) {
       return;
     }
     String text = new String(message, StandardCharsets.US_ASCII);
@@ -134,12 +188,16 @@ final class WakeBus implements AutoCloseable {
     try {
       int partition = Integer.parseInt(text.substring(0, colon));
       long dueMillis = Long.parseLong(text.substring(colon + 1));
-      for (WakeListener pool : pools) {
-        pool.onWake(partition, dueMillis);
+      for (WakeListener listener : channel.listeners) {
+        listener.onWake(partition, dueMillis);
       }
     } catch (RuntimeException e) {
-      log.debug("ignoring malformed wake message '{}' on {}", text, channel);
+      log.debug("ignoring malformed wake message '{}' on {}", text, name);
     }
+  }
+
+  StatefulRedisPubSubConnection<byte[], byte[]> connection() {
+    return connection;
   }
 
   @Override

@@ -1,7 +1,9 @@
 -- Shared helper: the loader expands it where a script includes "lease".
--- A lease is one score in the active zset: deadline_ms * 1024 + attempt. Claims and acks then read
--- and write the attempt with the deadline, with no per-job hash access. Exact in a double while
--- deadlines stay below 2^53 / 1024 ms (the year 2248); attempts are capped at 1000.
+-- A lease is one score in the active zset: deadline_ms * 1024 + attempt, so claims and expiry
+-- read the attempt with the deadline. Exact in a double while deadlines stay below 2^53 / 1024 ms
+-- (the year 2248); attempts are capped at 1000. Which delivery holds the lease is the fencing
+-- token in the leases hash: unique per delivery, so a former holder is refused even when the job
+-- was handed back uncounted and delivered again on the same attempt.
 local LEASE_SCALE = 1024
 
 local function lease_score(deadline_ms, attempt)
@@ -19,4 +21,25 @@ end
 -- The highest score whose lease has ended by now_ms.
 local function lease_expired_max(now_ms)
   return now_ms * LEASE_SCALE + LEASE_SCALE - 1
+end
+
+-- The lease score of `id` when the delivery with `token` holds it and it has not ended; else nil.
+local function held_lease(id, token, now_ms)
+  local score = redis.call('ZSCORE', ACTIVE, id)
+  if not score or lease_deadline(score) <= now_ms then
+    return nil
+  end
+  if redis.call('HGET', LEASES, id) ~= token then
+    return nil
+  end
+  return score
+end
+
+-- Issues `count` fresh fencing tokens, returning the first; the rest follow it by one. Tokens
+-- never fall behind the server clock in microseconds, so they keep growing even if the counter
+-- is lost (a failover that dropped the last writes, a deleted key): a token is never reused.
+local function issue_tokens(count, now_us)
+  local base = math.max(tonumber(redis.call('GET', TOKENS) or '0'), now_us)
+  redis.call('SET', TOKENS, string.format('%d', base + count))
+  return base + 1
 end

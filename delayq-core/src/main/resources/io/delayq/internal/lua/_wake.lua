@@ -2,9 +2,9 @@
 -- Publishes "<partition>:<dueMs>" on the queue's wake channel when `id` has become the earliest
 -- scheduled job of its partition: only then can a sleeping worker be sleeping too long. Jobs appended
 -- behind the head publish nothing, so a steady stream costs no extra messages.
-local function wake_if_head(scheduled_key, id, due_ms, channel, partition)
-  local head = redis.call('ZRANGE', scheduled_key, 0, 0)
+local function wake_if_head(id, due_ms)
+  local head = redis.call('ZRANGE', SCHEDULED, 0, 0)
   if head[1] == id then
-    redis.call('PUBLISH', channel, partition .. ':' .. string.format('%d', due_ms))
+    redis.call('PUBLISH', WAKE_CHANNEL, PARTITION .. ':' .. string.format('%d', due_ms))
   end
 end

@@ -1,24 +1,29 @@
--- ack: finishes jobs whose lease is still held by the attempt that acks them. Takes many
--- (id, attempt) pairs so that a busy worker acks a whole batch in one call.
+-- ack: finishes jobs whose lease is still held by the delivery that acks them. Takes many
+-- (id, token) pairs so that a busy worker acks a whole batch in one call. Finished ids are
+-- remembered for the idempotency window.
 --
--- KEYS[1] active zset (scores are leases)  KEYS[2] jobs hash  KEYS[3] attempts hash  KEYS[4] errors hash
--- ARGV[2i-1] id   ARGV[2i] attempt number it was claimed with
+-- KEYS and ARGV[1..7]: see _keys.lua.
+-- ARGV[8 + 2i] id   ARGV[9 + 2i] fencing token of its delivery
 --
--- Returns one integer per pair: 1 done, 0 refused (the lease expired, or belongs to another attempt).
+-- Returns one integer per pair: 1 done, 0 refused (the lease ended, or belongs to another delivery).
+-- @include keys
 -- @include clock
 -- @include lease
+-- @include done
 local now_ms = math.floor(redis_now_us() / 1000)
-local ids = {}
-for i = 1, #ARGV, 2 do
+local ids, tokens = {}, {}
+for i = FIRST_ARG, #ARGV, 2 do
   ids[#ids + 1] = ARGV[i]
+  tokens[#tokens + 1] = ARGV[i + 1]
 end
 -- Whole-batch reads and writes (ZMSCORE needs Redis 6.2): a few calls however many jobs are acked.
-local leases = redis.call('ZMSCORE', KEYS[1], unpack(ids))
+local leases = redis.call('ZMSCORE', ACTIVE, unpack(ids))
+local holders = redis.call('HMGET', LEASES, unpack(ids))
 local result, done, nd = {}, {}, 0
 for i, id in ipairs(ids) do
   local ok = 0
   local lease = leases[i]
-  if lease and lease_deadline(lease) > now_ms and lease_attempt(lease) == tonumber(ARGV[2 * i]) then
+  if lease and lease_deadline(lease) > now_ms and holders[i] == tokens[i] then
     nd = nd + 1
     done[nd] = id
     ok = 1
@@ -26,14 +31,16 @@ for i, id in ipairs(ids) do
   result[i] = ok
 end
 if nd > 0 then
-  redis.call('ZREM', KEYS[1], unpack(done))
-  redis.call('HDEL', KEYS[2], unpack(done))
+  redis.call('ZREM', ACTIVE, unpack(done, 1, nd))
+  redis.call('HDEL', LEASES, unpack(done, 1, nd))
+  redis.call('HDEL', JOBS, unpack(done, 1, nd))
   -- Retried jobs only have entries here; skip the calls when the partition has none.
-  if redis.call('EXISTS', KEYS[3]) == 1 then
-    redis.call('HDEL', KEYS[3], unpack(done))
+  if redis.call('EXISTS', ATTEMPTS) == 1 then
+    redis.call('HDEL', ATTEMPTS, unpack(done, 1, nd))
   end
-  if redis.call('EXISTS', KEYS[4]) == 1 then
-    redis.call('HDEL', KEYS[4], unpack(done))
+  if redis.call('EXISTS', ERRORS) == 1 then
+    redis.call('HDEL', ERRORS, unpack(done, 1, nd))
   end
+  remember_done(done, nd, now_ms)
 end
 return result

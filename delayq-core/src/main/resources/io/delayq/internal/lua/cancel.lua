@@ -1,17 +1,26 @@
--- cancel: removes a scheduled job and its record. A job a worker holds is not touched.
+-- cancel: removes a scheduled job and its record, and remembers its id for the idempotency
+-- window. A job a delivery holds is not touched; one whose lease ran out is recovered first.
 --
--- KEYS[1] scheduled zset  KEYS[2] active zset  KEYS[3] jobs hash  KEYS[4] attempts hash  KEYS[5] errors hash
--- ARGV[1] id
+-- KEYS and ARGV[1..7]: see _keys.lua.
+-- ARGV[8] id
 --
--- Returns 1 cancelled, 0 no such scheduled job. Error replies: "DQ_ACTIVE" when a worker holds it.
-local id = ARGV[1]
-if redis.call('ZREM', KEYS[1], id) == 1 then
-  redis.call('HDEL', KEYS[3], id)
-  redis.call('HDEL', KEYS[4], id)
-  redis.call('HDEL', KEYS[5], id)
-  return 1
-end
-if redis.call('ZSCORE', KEYS[2], id) then
+-- Returns 1 cancelled, 0 no such scheduled job. Error replies: "DQ_ACTIVE" when a delivery holds it.
+-- @include keys
+-- @include clock
+-- @include bury
+-- @include lease
+-- @include recover
+-- @include done
+local id = ARGV[FIRST_ARG]
+local now_ms = math.floor(redis_now_us() / 1000)
+if recover_if_expired(id, now_ms) then
   return redis.error_reply('DQ_ACTIVE a worker holds this job now; it can no longer be cancelled')
+end
+if redis.call('ZREM', SCHEDULED, id) == 1 then
+  redis.call('HDEL', JOBS, id)
+  redis.call('HDEL', ATTEMPTS, id)
+  redis.call('HDEL', ERRORS, id)
+  remember_done({id}, 1, now_ms)
+  return 1
 end
 return 0

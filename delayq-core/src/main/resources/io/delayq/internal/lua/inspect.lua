@@ -1,29 +1,33 @@
--- inspect: one job by id, read atomically across the partition's sets. O(log N).
+-- inspect: one job by id, read atomically across the partition's sets. O(log N); writes nothing.
 --
--- KEYS[1] scheduled zset  KEYS[2] active zset  KEYS[3] dead zset
--- KEYS[4] jobs hash       KEYS[5] attempts hash KEYS[6] errors hash
--- ARGV[1] id
+-- KEYS and ARGV[1..7]: see _keys.lua.
+-- ARGV[8] id
 --
--- Returns {state, time, attempts, record, lastError or false} with state 's' scheduled (time:
--- due ms), 'a' active (time: lease deadline ms), 'd' dead (time: burial ms); or {} when unknown.
+-- Returns {state, time, attempts, record, lastError or false, token or false} with state
+-- 's' scheduled (time: due ms), 'a' active (time: lease deadline ms), 'x' expired (an active lease
+-- that ended and is not yet recovered; time: its deadline), 'd' dead (time: burial ms); or {}.
+-- @include keys
+-- @include clock
 -- @include lease
-local id = ARGV[1]
-local record = redis.call('HGET', KEYS[4], id)
+local id = ARGV[FIRST_ARG]
+local record = redis.call('HGET', JOBS, id)
 if not record then
   return {}
 end
-local error = redis.call('HGET', KEYS[6], id)
-local score = redis.call('ZSCORE', KEYS[2], id)
+local error = redis.call('HGET', ERRORS, id)
+local score = redis.call('ZSCORE', ACTIVE, id)
 if score then
-  return {'a', lease_deadline(score), lease_attempt(score), record, error}
+  local now_ms = math.floor(redis_now_us() / 1000)
+  local state = lease_deadline(score) > now_ms and 'a' or 'x'
+  return {state, lease_deadline(score), lease_attempt(score), record, error, redis.call('HGET', LEASES, id)}
 end
-local attempts = tonumber(redis.call('HGET', KEYS[5], id) or '0')
-score = redis.call('ZSCORE', KEYS[1], id)
+local attempts = tonumber(redis.call('HGET', ATTEMPTS, id) or '0')
+score = redis.call('ZSCORE', SCHEDULED, id)
 if score then
-  return {'s', tonumber(score), attempts, record, error}
+  return {'s', tonumber(score), attempts, record, error, false}
 end
-score = redis.call('ZSCORE', KEYS[3], id)
+score = redis.call('ZSCORE', DEAD, id)
 if score then
-  return {'d', tonumber(score), attempts, record, error}
+  return {'d', tonumber(score), attempts, record, error, false}
 end
 return {}

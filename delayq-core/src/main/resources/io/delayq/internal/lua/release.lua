@@ -1,26 +1,28 @@
--- release: a closing worker hands back a job it could not finish. The job is due again at once and
--- the attempt is not counted, since the job did not fail.
+-- release: a holder hands back a job it will not run (it is closing, it never started it, or it
+-- could not pass it on). The job is due again at once and the attempt is not counted, since the
+-- job did not fail. The next delivery gets a new token, so this holder's calls are refused after.
 --
--- KEYS[1] scheduled zset  KEYS[2] active zset (scores are leases)  KEYS[3] attempts hash
--- ARGV[1] id  ARGV[2] attempt  ARGV[3] wake channel  ARGV[4] partition number
+-- KEYS and ARGV[1..7]: see _keys.lua.
+-- ARGV[8 + 2i] id  ARGV[9 + 2i] fencing token
 --
--- Returns 1 when released, 0 when that attempt no longer held the job.
+-- Returns one integer per pair: 1 released, 0 when that delivery no longer held the job (its
+-- lease ended, or another delivery holds it).
+-- @include keys
 -- @include clock
 -- @include wake
 -- @include lease
-local id = ARGV[1]
-local lease = redis.call('ZSCORE', KEYS[2], id)
-if not lease or lease_attempt(lease) ~= tonumber(ARGV[2]) then
-  return 0
-end
 local now_ms = math.floor(redis_now_us() / 1000)
-redis.call('ZREM', KEYS[2], id)
-local attempts = lease_attempt(lease) - 1
-if attempts > 0 then
-  redis.call('HSET', KEYS[3], id, attempts)
-else
-  redis.call('HDEL', KEYS[3], id)
+local result = {}
+for i = FIRST_ARG, #ARGV, 2 do
+  local id = ARGV[i]
+  local ok = 0
+  if held_lease(id, ARGV[i + 1], now_ms) then
+    redis.call('ZREM', ACTIVE, id)
+    redis.call('HDEL', LEASES, id)
+    redis.call('ZADD', SCHEDULED, now_ms, id)
+    wake_if_head(id, now_ms)
+    ok = 1
+  end
+  result[#result + 1] = ok
 end
-redis.call('ZADD', KEYS[1], now_ms, id)
-wake_if_head(KEYS[1], id, now_ms, ARGV[3], ARGV[4])
-return 1
+return result

@@ -1,9 +1,14 @@
 -- stats: the counts of one partition. ZCOUNT is O(log N), so this stays cheap on a large backlog.
 --
--- KEYS[1] scheduled zset  KEYS[2] active zset  KEYS[3] dead zset  KEYS[4] paused flag
+-- KEYS and ARGV[1..7]: see _keys.lua.
 --
--- Returns {scheduled, dueNow, active, dead, paused}.
+-- Returns {scheduled, dueNow, active (lease running), expired (lease ended, not yet recovered), dead,
+-- paused}.
+-- @include keys
 -- @include clock
+-- @include lease
 local now_ms = math.floor(redis_now_us() / 1000)
-return {redis.call('ZCARD', KEYS[1]), redis.call('ZCOUNT', KEYS[1], '-inf', now_ms),
-        redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]), redis.call('EXISTS', KEYS[4])}
+local held = redis.call('ZCARD', ACTIVE)
+local expired = held > 0 and redis.call('ZCOUNT', ACTIVE, '-inf', lease_expired_max(now_ms)) or 0
+return {redis.call('ZCARD', SCHEDULED), redis.call('ZCOUNT', SCHEDULED, '-inf', now_ms),
+        held - expired, expired, redis.call('ZCARD', DEAD), redis.call('EXISTS', PAUSED)}

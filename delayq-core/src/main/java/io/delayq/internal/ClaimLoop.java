@@ -1,0 +1,237 @@
+package io.delayq.internal;
+
+import io.delayq.WorkerOptions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The waker of one worker pool: claims due jobs in batches and passes them on, never more than
+ * the pool has room for. Between claims it sleeps until the earliest next due time or lease
+ * deadline it has seen on any partition, each timed by that partition's node clock, at most one
+ * sweep interval, and is woken early by a wake message when an earlier job is scheduled. A
+ * partition that fails is backed off alone; only when all fail does the whole loop back off.
+ */
+final class ClaimLoop implements WakeListener, Runnable {
+  private static final Logger log = LoggerFactory.getLogger(ClaimLoop.class);
+  static final long MAX_ERROR_BACKOFF_MILLIS = 5_000;
+
+  private final Settling settling;
+  private final WorkerOptions options;
+  private final Ticker ticker;
+  private final PartitionClocks clocks;
+  private final int partitionCount;
+  private final IntSupplier room;
+  private final Consumer<List<Delivery>> dispatch;
+  private final Waiter waiter = new Waiter();
+  private final Random random;
+  /** Per partition: the local time at which to claim next. */
+  private final long[] wakeAt;
+  /** Per partition: the earliest local due time announced since its current claim was sent. */
+  private final long[] announced;
+  /** Per partition: claims failed in a row; touched by the loop's thread only. */
+  private final int[] partitionFailures;
+  private int failingPartitions;
+  private volatile boolean running = true;
+  /** While the handlers' executor refuses work: no claims before this local time. */
+  private volatile long pausedUntil = Long.MIN_VALUE;
+
+  ClaimLoop(Settling settling, WorkerOptions options, Ticker ticker, Random random, IntSupplier room,
+      Consumer<List<Delivery>> dispatch) {
+    this.settling = settling;
+    this.options = options;
+    this.ticker = ticker;
+    this.random = random;
+    this.partitionCount = settling.queue().partitionCount();
+    this.clocks = new PartitionClocks(ticker, partitionCount);
+    this.room = room;
+    this.dispatch = dispatch;
+    this.wakeAt = new long[partitionCount];
+    this.announced = new long[partitionCount];
+    this.partitionFailures = new int[partitionCount];
+    long now = ticker.nanoTime();
+    Arrays.fill(wakeAt, now);
+    Arrays.fill(announced, Long.MAX_VALUE);
+  }
+
+  /** A job due at {@code dueMillis} (that partition's node clock) was scheduled ahead of all others. */
+  @Override
+  public void onWake(int partition, long dueMillis) {
+    if (partition < 0 || partition >= partitionCount) {
+      return;
+    }
+    long at = clocks.localNanosAt(partition, dueMillis);
+    synchronized (this) {
+      announced[partition] = Math.min(announced[partition], at);
+      wakeAt[partition] = Math.min(wakeAt[partition], at);
+    }
+    waiter.wake();
+  }
+
+  /** Room for more jobs opened up, or the loop should stop: look again now. */
+  void wake() {
+    waiter.wake();
+  }
+
+  /** Stops claiming for a while: the handlers' executor refuses work. */
+  void pauseFor(long millis) {
+    pausedUntil = ticker.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    waiter.wake();
+  }
+
+  void stop() {
+    running = false;
+    waiter.wake();
+  }
+
+  boolean isRunning() {
+    return running;
+  }
+
+  @Override
+  public void run() {
+    int failures = 0;
+    int start = partitionCount == 1 ? 0 : random.nextInt(partitionCount);
+    while (running) {
+      try {
+        long paused = pausedUntil - ticker.nanoTime();
+        if (paused > 0) {
+          waiter.await(paused);
+          continue;
+        }
+        int free = room.getAsInt();
+        if (free <= 0) {
+          waiter.await(options.sweepInterval().toNanos());
+          continue;
+        }
+        claimDuePartitions(start, free);
+        start = (start + 1) % partitionCount;
+        if (failures > 0) {
+          log.info("Redis answers again; workers of queue '{}' resume", settling.queueName());
+          failures = 0;
+        }
+        if (running && room.getAsInt() > 0) {
+          sleepUntilNextWake();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (Throwable t) {
+        failures++;
+        long backoff = Math.min(MAX_ERROR_BACKOFF_MILLIS, 100L << Math.min(failures - 1, 6));
+        if (failures == 1) {
+          log.warn("workers of queue '{}' cannot claim; retrying every ≤{} ms until Redis answers: {}",
+              settling.queueName(), MAX_ERROR_BACKOFF_MILLIS, Errors.unwrap(t).toString());
+        } else {
+          log.debug("claim failed again ({} in a row): {}", failures, Errors.unwrap(t).toString());
+        }
+        try {
+          waiter.await(backoff, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  /**
+   * Claims from every partition whose wake-up time has come, sharing the free room among them. The
+   * claims go out together, so many partitions cost no more latency than one.
+   */
+  private void claimDuePartitions(int start, int free) throws Throwable {
+    long now = ticker.nanoTime();
+    List<Integer> due = new ArrayList<>();
+    synchronized (this) {
+      for (int i = 0; i < partitionCount && due.size() < free; i++) {
+        int p = (start + i) % partitionCount;
+        if (wakeAt[p] - now <= 0) {
+          due.add(p);
+          announced[p] = Long.MAX_VALUE;
+        }
+      }
+    }
+    if (due.isEmpty()) {
+      return;
+    }
+    int share = Math.min(options.claimBatch(), Math.max(1, free / due.size()));
+    int[] partitions = due.stream().mapToInt(Integer::intValue).toArray();
+    int[] shares = new int[partitions.length];
+    Arrays.fill(shares, share);
+    long deadline = now + settling.queue().client.settings().commandTimeout().toNanos();
+    ClaimRound.Result result = ClaimRound.run(settling, partitions, shares, options.lease().toMillis(), deadline, ticker);
+    for (ClaimRound.Reply reply : result.replies()) {
+      int p = reply.partition();
+      clocks.observe(p, reply.redisMicros(), reply.sentNanos(), reply.arrivedNanos());
+      long sweepAt = reply.arrivedNanos() + options.sweepInterval().toNanos();
+      long next =
+          reply.paused() || reply.nextWakeMillis() < 0
+              ? sweepAt
+              : Math.min(clocks.localNanosAt(p, reply.nextWakeMillis()), sweepAt);
+      synchronized (this) {
+        // why: set, then fold in what was announced during the claim, so no wake message is lost
+        wakeAt[p] = Math.min(next, announced[p]);
+      }
+      if (partitionFailures[p] > 0) {
+        log.info("partition {} of queue '{}' answers again", p, settling.queueName());
+        partitionFailures[p] = 0;
+        failingPartitions--;
+      }
+    }
+    List<Integer> newlyFailing = new ArrayList<>(0);
+    Throwable failure = null;
+    for (var failed : result.failures().entrySet()) {
+      failure = failed.getValue();
+      if (partitionFailed(failed.getKey())) {
+        newlyFailing.add(failed.getKey());
+      }
+    }
+    if (!result.jobs().isEmpty()) {
+      dispatch.accept(result.jobs());
+    }
+    if (result.interrupted()) {
+      throw new InterruptedException();
+    }
+    if (!newlyFailing.isEmpty() && failingPartitions < partitionCount) {
+      log.warn("partition(s) {} of queue '{}' cannot be claimed (their Redis node may be failing over); the"
+          + " other partitions go on, these are retried every ≤{} ms: {}",
+          newlyFailing, settling.queueName(), MAX_ERROR_BACKOFF_MILLIS, Errors.unwrap(failure).toString());
+    }
+    if (failure != null && failingPartitions == partitionCount) {
+      // why: nothing answers; the loop's own backoff and its single warning take over
+      throw failure;
+    }
+  }
+
+  /** Backs off from one partition whose claim failed; true when it had been answering until now. */
+  private boolean partitionFailed(int p) {
+    int failures = ++partitionFailures[p];
+    if (failures == 1) {
+      failingPartitions++;
+    }
+    long backoff = Math.min(MAX_ERROR_BACKOFF_MILLIS, 100L << Math.min(failures - 1, 6));
+    synchronized (this) {
+      wakeAt[p] = ticker.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoff);
+    }
+    return failures == 1;
+  }
+
+  private void sleepUntilNextWake() throws InterruptedException {
+    long earliest = Long.MAX_VALUE;
+    synchronized (this) {
+      for (long at : wakeAt) {
+        earliest = Math.min(earliest, at);
+      }
+    }
+    long nanos = Math.min(Ticker.nanosBetween(ticker.nanoTime(), earliest), options.sweepInterval().toNanos());
+    if (nanos > 0) {
+      waiter.await(nanos);
+    }
+  }
+}

@@ -1,0 +1,184 @@
+package io.delayq.internal;
+
+import io.delayq.InvalidRequestException;
+import io.delayq.JobInfo;
+import io.delayq.JobRequest;
+import io.delayq.JobState;
+import io.delayq.QueueAdmin;
+import io.delayq.QueueDefaults;
+import io.delayq.QueueStats;
+import io.delayq.WorkerOptions;
+import io.lettuce.core.KeyValue;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/** The operator's calls on one queue: counts, pause, dead letters, stored defaults. */
+final class Operating implements QueueAdmin {
+  private final QueueContext queue;
+  private final DelayqClient client;
+
+  Operating(QueueContext queue) {
+    this.queue = queue;
+    this.client = queue.client;
+  }
+
+  @Override
+  public QueueStats stats() {
+    queue.checkOpen("stats");
+    List<CompletableFuture<List<Object>>> replies = new ArrayList<>(queue.partitionCount());
+    for (int p = 0; p < queue.partitionCount(); p++) {
+      replies.add(queue.run(client.scripts(), Script.STATS, p));
+    }
+    long scheduled = 0, due = 0, active = 0, expired = 0, dead = 0;
+    boolean paused = false;
+    for (CompletableFuture<List<Object>> f : replies) {
+      List<Object> r = queue.await(f, null);
+      scheduled += (Long) r.get(0);
+      due += (Long) r.get(1);
+      active += (Long) r.get(2);
+      expired += (Long) r.get(3);
+      dead += (Long) r.get(4);
+      paused |= (Long) r.get(5) == 1L;
+    }
+    return new QueueStats(queue.name, queue.partitionCount(), scheduled, due, active, expired, dead, paused);
+  }
+
+  @Override
+  public void pause() {
+    queue.checkOpen("pause");
+    var redis = client.async();
+    List<CompletableFuture<?>> writes = new ArrayList<>();
+    for (int p = 0; p < queue.partitionCount(); p++) {
+      writes.add(redis.set(queue.partition(p).paused(), Keys.bytes("1")).toCompletableFuture());
+    }
+    writes.add(redis.hset(Keys.bytes(Keys.settings(queue.name)), Keys.bytes("paused"), Keys.bytes("1")).toCompletableFuture());
+    writes.forEach(f -> queue.await(f, null));
+  }
+
+  @Override
+  public void resume() {
+    queue.checkOpen("resume");
+    var redis = client.async();
+    List<CompletableFuture<?>> writes = new ArrayList<>();
+    for (int p = 0; p < queue.partitionCount(); p++) {
+      writes.add(redis.del(queue.partition(p).paused()).toCompletableFuture());
+    }
+    writes.add(redis.hset(Keys.bytes(Keys.settings(queue.name)), Keys.bytes("paused"), Keys.bytes("0")).toCompletableFuture());
+    writes.forEach(f -> queue.await(f, null));
+    for (int p = 0; p < queue.partitionCount(); p++) {
+      // why: paused workers sleep a whole sweep interval; this wakes them at once
+      queue.await(redis.publish(queue.wakeChannel(), Keys.bytes(p + ":0")).toCompletableFuture(), null);
+    }
+  }
+
+  @Override
+  public List<JobInfo> deadJobs(int limit) {
+    if (limit < 1 || limit > 1000) {
+      throw new InvalidRequestException("limit", "must be between 1 and 1000; got " + limit);
+    }
+    queue.checkOpen("deadJobs");
+    List<CompletableFuture<List<Object>>> replies = new ArrayList<>(queue.partitionCount());
+    for (int p = 0; p < queue.partitionCount(); p++) {
+      replies.add(queue.run(client.scripts(), Script.LIST_DEAD, p, QueueContext.number(limit)));
+    }
+    List<JobInfo> dead = new ArrayList<>();
+    for (CompletableFuture<List<Object>> f : replies) {
+      List<Object> r = queue.await(f, null);
+      for (int i = 0; i + 4 < r.size(); i += 5) {
+        byte[] stored = (byte[]) r.get(i + 3);
+        if (stored.length == 0) {
+          continue;
+        }
+        String error = QueueContext.text(r.get(i + 4));
+        String id = QueueContext.text(r.get(i));
+        int maxAttempts;
+        Instant created;
+        byte[] payload;
+        try {
+          JobRecord record = JobRecord.decode(stored);
+          maxAttempts = record.maxAttempts();
+          created = Instant.ofEpochMilli(record.createdMillis());
+          payload = record.payload();
+        } catch (IllegalStateException e) {
+          // why: a record nobody can decode is exactly what an operator needs to see here
+          maxAttempts = 1;
+          created = null;
+          payload = stored;
+        }
+        dead.add(
+            new JobInfo(
+                id,
+                JobState.DEAD,
+                null,
+                null,
+                Instant.ofEpochMilli((Long) r.get(i + 1)),
+                ((Long) r.get(i + 2)).intValue(),
+                maxAttempts,
+                created,
+                payload,
+                error.isEmpty() ? null : error));
+      }
+    }
+    dead.sort(Comparator.comparing(JobInfo::deadAt).reversed());
+    return dead.size() > limit ? List.copyOf(dead.subList(0, limit)) : dead;
+  }
+
+  @Override
+  public boolean requeueDead(String id) {
+    Rules.checkJobId(id);
+    queue.checkOpen("requeueDead");
+    Long due = queue.await(queue.<Long>run(client.scripts(), Script.REQUEUE_DEAD, queue.partitionOf(id), Keys.bytes(id)), id);
+    return due >= 0;
+  }
+
+  @Override
+  public boolean deleteDead(String id) {
+    Rules.checkJobId(id);
+    queue.checkOpen("deleteDead");
+    Long deleted = queue.await(queue.<Long>run(client.scripts(), Script.DELETE_DEAD, queue.partitionOf(id), Keys.bytes(id)), id);
+    return deleted == 1L;
+  }
+
+  @Override
+  public QueueDefaults defaults() {
+    queue.checkOpen("defaults");
+    List<KeyValue<byte[], byte[]>> values =
+        queue.await(
+            client.async()
+                .hmget(Keys.bytes(Keys.settings(queue.name)), Keys.bytes("maxAttempts"), Keys.bytes("leaseMs"))
+                .toCompletableFuture(),
+            null);
+    int maxAttempts =
+        values.get(0).hasValue()
+            ? Integer.parseInt(QueueContext.text(values.get(0).getValue()))
+            : JobRequest.DEFAULT_MAX_ATTEMPTS;
+    Duration lease =
+        values.get(1).hasValue()
+            ? Duration.ofMillis(Long.parseLong(QueueContext.text(values.get(1).getValue())))
+            : WorkerOptions.DEFAULT_LEASE;
+    return new QueueDefaults(maxAttempts, lease);
+  }
+
+  @Override
+  public QueueDefaults setDefaults(QueueDefaults defaults) {
+    Objects.requireNonNull(defaults, "defaults");
+    Rules.checkLease(defaults.lease());
+    queue.checkOpen("setDefaults");
+    queue.await(
+        client.async()
+            .hset(
+                Keys.bytes(Keys.settings(queue.name)),
+                Map.of(
+                    Keys.bytes("maxAttempts"), QueueContext.number(defaults.maxAttempts()),
+                    Keys.bytes("leaseMs"), QueueContext.number(defaults.lease().toMillis())))
+            .toCompletableFuture(),
+        null);
+    return defaults;
+  }
+}
