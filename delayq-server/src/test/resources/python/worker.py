@@ -4,7 +4,8 @@
 usage: python3 worker.py BASE_URL QUEUE TOKEN [IDLE_POLLS]
 
 Claims jobs with long polls; acks those whose payload is "ok", nacks those whose payload is
-"fail" (to be retried 100 ms later, or to go dead after their last attempt). Stops after
+"fail" (to be retried 100 ms later, or to go dead after their last attempt). Acks and nacks send
+back the delivery's "token" exactly as the claim gave it (a string of digits), never the attempt. Stops after
 IDLE_POLLS (default 2) long polls in a row came back empty, and prints a JSON summary. TOKEN may
 be empty when the server needs none.
 """
@@ -51,14 +52,17 @@ def main(argv):
         idle = 0
         for job in jobs:
             summary["claimed"] += 1
+            if not isinstance(job.get("token"), str) or not job["token"].isdigit():
+                summary["errors"].append({"id": job.get("id"), "bad token": job.get("token")})
+                continue
             job_path = "/v1/queues/%s/jobs/%s" % (q, urllib.parse.quote(job["id"], safe=""))
             payload = job.get("payload")
             if payload == "ok":
-                status, body = call(base, token, "POST", job_path + "/ack", {"attempt": job["attempt"]})
+                status, body = call(base, token, "POST", job_path + "/ack", {"token": job["token"]})
                 key = "acked"
             elif payload == "fail":
                 status, body = call(base, token, "POST", job_path + "/nack",
-                                    {"attempt": job["attempt"], "retryInMs": 100, "error": "payload said fail"})
+                                    {"token": job["token"], "retryInMs": 100, "error": "payload said fail"})
                 key = "nacked"
             else:
                 summary["unexpected"].append(job["id"])

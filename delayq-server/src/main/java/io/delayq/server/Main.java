@@ -19,7 +19,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * The {@code delayq} command: {@code serve} (the default) runs the HTTP server, {@code demo} the
  * self-cancelling-orders demo, and the other subcommands manage queues and jobs, talking to Redis
  * directly or to a running server. Exit codes: 0 done, 1 failed, 2 usage error, 3 not found, 4
- * conflict, 5 unauthorized.
+ * conflict, 5 unauthorized, 6 outcome unknown.
  */
 @Command(
     name = "delayq",
@@ -45,7 +45,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
           + " if it needs one. `delayq COMMAND --help` tells more.",
       "",
       "Exit codes: 0 done, 1 failed (server or Redis unreachable), 2 usage error, 3 not found, 4 conflict,"
-          + " 5 unauthorized.",
+          + " 5 unauthorized, 6 outcome unknown (no answer in time: the change may or may not have been made;"
+          + " an enqueue may be repeated with the same --id and --keep).",
       "",
       "Examples:",
       "  java -jar delayq-server.jar serve --port 7070",

@@ -10,6 +10,7 @@ import io.delayq.JobNotFoundException;
 import io.delayq.JobQueue;
 import io.delayq.JobRequest;
 import io.delayq.LeaseExpiredException;
+import io.delayq.OutcomeUnknownException;
 import io.delayq.QueueConfigurationException;
 import io.delayq.QueueStats;
 import io.delayq.RedisUnavailableException;
@@ -74,7 +75,7 @@ final class DirectBackend implements Backend {
       }
       JobQueue q = delayq.queue(queue);
       if (request.maxAttempts() == null) {
-        job = job.withMaxAttempts(q.defaults().maxAttempts());
+        job = job.withMaxAttempts(q.admin().defaults().maxAttempts());
       }
       return q.schedule(job);
     });
@@ -108,7 +109,7 @@ final class DirectBackend implements Backend {
       List<QueueStats> all = new ArrayList<>();
       for (String name : delayq.queueNames()) {
         // why: a queue may vanish between the listing and the lookup; skip it rather than fail
-        delayq.existingQueue(name).ifPresent(q -> all.add(q.stats()));
+        delayq.existingQueue(name).ifPresent(q -> all.add(q.admin().stats()));
       }
       return all;
     });
@@ -116,13 +117,13 @@ final class DirectBackend implements Backend {
 
   @Override
   public QueueStats stats(String queue) {
-    return call(() -> existing(queue).stats());
+    return call(() -> existing(queue).admin().stats());
   }
 
   @Override
   public void pause(String queue) {
     call(() -> {
-      existing(queue).pause();
+      existing(queue).admin().pause();
       return null;
     });
   }
@@ -130,20 +131,20 @@ final class DirectBackend implements Backend {
   @Override
   public void resume(String queue) {
     call(() -> {
-      existing(queue).resume();
+      existing(queue).admin().resume();
       return null;
     });
   }
 
   @Override
   public List<JobInfo> deadJobs(String queue, int limit) {
-    return call(() -> existing(queue).deadJobs(limit));
+    return call(() -> existing(queue).admin().deadJobs(limit));
   }
 
   @Override
   public void requeueDead(String queue, String id) {
     call(() -> {
-      if (!existing(queue).requeueDead(id)) {
+      if (!existing(queue).admin().requeueDead(id)) {
         throw CliException.notFound(Format.noSuchDeadJob(queue, id));
       }
       return null;
@@ -153,7 +154,7 @@ final class DirectBackend implements Backend {
   @Override
   public void deleteDead(String queue, String id) {
     call(() -> {
-      if (!existing(queue).deleteDead(id)) {
+      if (!existing(queue).admin().deleteDead(id)) {
         throw CliException.notFound(Format.noSuchDeadJob(queue, id));
       }
       return null;
@@ -184,6 +185,8 @@ final class DirectBackend implements Backend {
       throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
     } catch (RedisUnavailableException e) {
       throw new CliException(ExitCodes.FAILED, "Redis at " + target + " failed the call: " + e.getMessage(), e);
+    } catch (OutcomeUnknownException e) {
+      throw new CliException(ExitCodes.OUTCOME_UNKNOWN, Format.outcomeUnknown(e.getMessage()), e);
     } catch (DelayqException e) {
       throw new CliException(ExitCodes.FAILED, e.getMessage(), e);
     }

@@ -14,6 +14,12 @@ public final class ExitCodes {
   public static final int CONFLICT = 4;
   /** The server wants a token, or refused the one given. */
   public static final int UNAUTHORIZED = 5;
+  /**
+   * Outcome unknown: Redis (or the server) did not answer in time, or the link dropped mid-call, so
+   * the change may or may not have been made. Look before repeating it; an enqueue may be repeated
+   * with the same {@code --id} and {@code --keep}.
+   */
+  public static final int OUTCOME_UNKNOWN = 6;
 
   private ExitCodes() {}
 }

@@ -77,6 +77,17 @@ final class Format {
         + " `delayq dead list " + queue + "` shows the dead jobs";
   }
 
+  /**
+   * A call that may or may not have taken effect (exit code {@link ExitCodes#OUTCOME_UNKNOWN}): what
+   * happened, then what is safe to do next, on one line.
+   */
+  static String outcomeUnknown(String what) {
+    String text = what == null || what.isBlank() ? "no answer came in time" : what.strip().replaceAll("\\s*\\R\\s*", " ");
+    return "outcome unknown: " + text + (text.endsWith(".") ? "" : ".")
+        + " The call may or may not have taken effect: `delayq get` shows the job, and an enqueue may be"
+        + " repeated safely with the same --id and --keep";
+  }
+
   /** What to do about a job a worker holds now. */
   static String activeHint(String queue, String id) {
     return "wait for that attempt to end (`delayq get " + queue + " " + id + "` shows its lease), then try again";

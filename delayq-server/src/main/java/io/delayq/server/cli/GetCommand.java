@@ -48,6 +48,7 @@ public final class GetCommand extends BackendCommand {
     switch (job.state()) {
       case SCHEDULED -> line("due", Format.instant(job.runAt(), now));
       case ACTIVE -> line("lease until", Format.instant(job.leaseUntil(), now));
+      case EXPIRED -> line("lease ended", Format.instant(job.leaseUntil(), now));
       case DEAD -> line("dead at", Format.instant(job.deadAt(), now));
     }
     line("attempts", job.attempts() + " of " + job.maxAttempts());

@@ -212,8 +212,12 @@ final class HttpBackend implements Backend {
     } catch (HttpConnectTimeoutException e) {
       throw unreachable("no connection within " + CONNECT_TIMEOUT.toSeconds() + " s", e);
     } catch (HttpTimeoutException e) {
-      throw new CliException(ExitCodes.FAILED, "the delayq server at " + baseUrl + " did not answer "
-          + method + " " + path + " within " + REQUEST_TIMEOUT.toSeconds() + " s; check its log and its Redis", e);
+      String what = "the delayq server at " + baseUrl + " did not answer " + method + " " + path + " within "
+          + REQUEST_TIMEOUT.toSeconds() + " s; check its log and its Redis";
+      // why: a request that was sent and not answered may have been carried out; a read changes nothing
+      throw "GET".equals(method)
+          ? new CliException(ExitCodes.FAILED, what, e)
+          : new CliException(ExitCodes.OUTCOME_UNKNOWN, Format.outcomeUnknown(what), e);
     } catch (ConnectException e) {
       throw unreachable("connection refused", e);
     } catch (IOException e) {
@@ -257,6 +261,12 @@ final class HttpBackend implements Backend {
       case 400, 413 -> CliException.usage(detail);
       case 404 -> CliException.notFound(detail);
       case 409 -> new CliException(ExitCodes.CONFLICT, conflictHint == null ? detail : detail + "; " + conflictHint);
+      case 504 -> "outcome_unknown".equals(answer.path("error").asText())
+          ? new CliException(ExitCodes.OUTCOME_UNKNOWN,
+              Format.outcomeUnknown("the delayq server at " + baseUrl + " could not confirm " + method + " " + path
+                  + ": " + detail))
+          : new CliException(ExitCodes.FAILED, "the delayq server at " + baseUrl + " failed " + method + " "
+              + path + " with HTTP 504: " + detail);
       case 503 -> new CliException(ExitCodes.FAILED, "shutting_down".equals(answer.path("error").asText())
           ? "the delayq server at " + baseUrl + " is shutting down: " + detail
           : "the delayq server at " + baseUrl + " cannot reach its Redis: " + detail);
@@ -300,6 +310,7 @@ final class HttpBackend implements Backend {
         node.path("scheduled").asLong(),
         node.path("due").asLong(),
         node.path("active").asLong(),
+        node.path("expired").asLong(),
         node.path("dead").asLong(),
         node.path("paused").asBoolean());
   }

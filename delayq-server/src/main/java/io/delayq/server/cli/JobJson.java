@@ -39,6 +39,7 @@ final class JobJson {
           .put("scheduled", s.scheduled())
           .put("due", s.due())
           .put("active", s.active())
+          .put("expired", s.expired())
           .put("dead", s.dead())
           .put("paused", s.paused());
     }

@@ -14,8 +14,9 @@ import picocli.CommandLine.Parameters;
     description = {
       "Shows every queue's counts as a table.",
       "Columns: partitions; jobs scheduled (waiting, due or not), due (waiting for a worker), active (held"
-          + " by a worker), dead; whether claiming is paused. Name queues to show only those (exit code 3 if one"
-          + " does not exist)."
+          + " by a worker), expired (their lease ended without an ack: the worker died or was too slow; the next"
+          + " claim schedules them again), dead; whether claiming is paused. Name queues to show only those (exit"
+          + " code 3 if one does not exist)."
     },
     footer = {
       "",
@@ -56,9 +57,9 @@ public final class StatsCommand extends BackendCommand {
     List<List<String>> rows = new ArrayList<>();
     for (QueueStats s : stats) {
       rows.add(List.of(s.queue(), Long.toString(s.partitions()), Long.toString(s.scheduled()), Long.toString(s.due()),
-          Long.toString(s.active()), Long.toString(s.dead()), s.paused() ? "yes" : "no"));
+          Long.toString(s.active()), Long.toString(s.expired()), Long.toString(s.dead()), s.paused() ? "yes" : "no"));
     }
-    return Format.table(List.of("QUEUE", "PARTITIONS", "SCHEDULED", "DUE", "ACTIVE", "DEAD", "PAUSED"),
-        rows, 1, 2, 3, 4, 5);
+    return Format.table(List.of("QUEUE", "PARTITIONS", "SCHEDULED", "DUE", "ACTIVE", "EXPIRED", "DEAD", "PAUSED"),
+        rows, 1, 2, 3, 4, 5, 6);
   }
 }

@@ -192,7 +192,7 @@ public final class OrderCancellationDemo {
   private void printProgress(long started, JobQueue queue, Workers a, Workers b) {
     String due;
     try {
-      due = Long.toString(queue.stats().due());
+      due = Long.toString(queue.admin().stats().due());
     } catch (DelayqException e) {
       due = "? (" + e.getMessage() + ")";
     }

@@ -1,6 +1,7 @@
 package io.delayq.server.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.delayq.Delayq;
 import io.delayq.DelayqClosedException;
 import io.delayq.DelayqException;
 import io.delayq.InvalidRequestException;
@@ -8,8 +9,10 @@ import io.delayq.JobActiveException;
 import io.delayq.JobNotFoundException;
 import io.delayq.LeaseExpiredException;
 import io.delayq.NotReplicatedException;
+import io.delayq.OutcomeUnknownException;
 import io.delayq.QueueConfigurationException;
 import io.delayq.RedisUnavailableException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -37,7 +40,11 @@ final class ErrorMapping {
     TABLE.put(QueueConfigurationException.class, new Mapping(409, "conflict"));
     // The jobs were written to the master; the detail says so, and that scheduling again is safe.
     TABLE.put(NotReplicatedException.class, new Mapping(503, "redis_unavailable"));
+    // Refused before it reached Redis: nothing happened, and the same call may simply be sent again.
     TABLE.put(RedisUnavailableException.class, new Mapping(503, "redis_unavailable"));
+    // Sent, but no answer came (a timeout, a link that dropped mid-call): it may or may not have
+    // taken effect, which is a different thing for the client to handle than "nothing happened".
+    TABLE.put(OutcomeUnknownException.class, new Mapping(504, "outcome_unknown"));
     TABLE.put(DelayqClosedException.class, new Mapping(503, "shutting_down"));
     // Any other delayq failure, e.g. Redis refusing a command (out of memory): its message says what.
     TABLE.put(DelayqException.class, new Mapping(500, "internal"));
@@ -83,8 +90,37 @@ final class ErrorMapping {
       log.warn("{} {} answered {}: {}", method, path, mapping.status(), error.getMessage());
     }
     String field = error instanceof InvalidRequestException invalid ? invalid.field() : null;
-    Response response = Response.json(mapping.status(), body(mapping.code(), error.getMessage(), field));
+    String detail = error instanceof OutcomeUnknownException
+        ? outcomeUnknownDetail(error.getMessage(), "GET".equals(method))
+        : error.getMessage();
+    Response response = Response.json(mapping.status(), body(mapping.code(), detail, field));
     return mapping.status() == 503 ? response.withHeader("Retry-After", "1") : response;
+  }
+
+  /**
+   * The server's clients use the server's core client, whose idempotency window is the library
+   * default: finished ids are remembered that long, which is what makes a retried schedule safe.
+   */
+  static final Duration IDEMPOTENCY_WINDOW = Delayq.Builder.DEFAULT_IDEMPOTENCY_WINDOW;
+
+  /** The core's account of what went wrong, then what a client may safely do about it. */
+  static String outcomeUnknownDetail(String message, boolean read) {
+    String what = message == null || message.isBlank() ? "Redis did not answer in time" : message.strip();
+    what = what + (what.endsWith(".") ? "" : ".");
+    if (read) {
+      return what + " This call only reads, so it changed nothing: retry it.";
+    }
+    return what + " The call may have taken effect, or not. Retrying a schedule with the same id and"
+        + " \"onDuplicate\":\"keep\" is safe within the idempotency window (" + minutes(IDEMPOTENCY_WINDOW)
+        + "): a job still waiting is kept as it is, and one that already ran or was cancelled is not"
+        + " scheduled again. An ack or nack may be retried with the same token; a 409 then means the first"
+        + " one took effect or the lease ended. A claim may be retried: jobs it leased unanswered go back.";
+  }
+
+  private static String minutes(Duration window) {
+    return window.toSecondsPart() == 0 && window.toMinutes() > 0
+        ? window.toMinutes() + (window.toMinutes() == 1 ? " minute" : " minutes")
+        : window.toSeconds() + " s";
   }
 
   static ObjectNode body(String code, String detail, String field) {

@@ -86,6 +86,38 @@ final class Fields {
     return integer(name(field), node.get(field), min, max);
   }
 
+  /**
+   * A delivery's fencing token as a claim response gave it: a string of decimal digits (how the
+   * server sends it, so that JavaScript clients never round it), or a JSON integer; 1 to {@link
+   * Long#MAX_VALUE} either way.
+   */
+  long requiredToken(String field) {
+    if (!has(field)) {
+      throw new InvalidRequestException(
+          name(field), "is missing; send the \"token\" string from the job's claim response");
+    }
+    JsonNode value = node.get(field);
+    if (value.isTextual()) {
+      String text = value.textValue();
+      if (!text.isEmpty() && text.length() <= 19 && text.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        try {
+          long token = Long.parseLong(text);
+          if (token >= 1) {
+            return token;
+          }
+        } catch (NumberFormatException tooLarge) {
+          // refused below
+        }
+      }
+    } else if (value.isIntegralNumber() && value.canConvertToLong() && value.longValue() >= 1) {
+      return value.longValue();
+    }
+    throw new InvalidRequestException(
+        name(field),
+        "must be the \"token\" from the job's claim response: a string of digits (or a JSON integer)"
+            + " between 1 and " + Long.MAX_VALUE + "; got " + describe(value));
+  }
+
   JsonNode raw(String field) {
     return node.get(field);
   }

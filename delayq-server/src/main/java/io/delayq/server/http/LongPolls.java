@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Semaphore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Claims that wait for work (HTTP long polls). Each holds an HTTP thread while it waits, so only so
@@ -13,6 +15,7 @@ import java.util.concurrent.Semaphore;
  * with whatever it has, so that draining the server takes about a second, not a minute.
  */
 final class LongPolls {
+  private static final Logger log = LoggerFactory.getLogger(LongPolls.class);
   /**
    * Longest single wait handed to the core. // why: waking a claim by interrupting its thread could
    * land while the thread is inside a Redis call, after the script had leased jobs to nobody; a
@@ -57,7 +60,16 @@ final class LongPolls {
     while (lastChunk == wanted && jobs.size() < max && bytes < ANSWER_BYTES) {
       long average = Math.max(1024, bytes / Math.max(1, jobs.size()));
       wanted = (int) Math.max(1, Math.min(max - jobs.size(), (ANSWER_BYTES - bytes) / (2 * average)));
-      List<LeasedJob> more = queue.claim(wanted, lease);
+      List<LeasedJob> more;
+      try {
+        more = queue.pull().claim(wanted, lease);
+      } catch (RuntimeException e) {
+        // why: the jobs already leased are this worker's; failing the request now would leave them
+        // held by nobody until their leases end, each costing an attempt
+        log.warn("claim on queue '{}': a top-up claim failed after {} job(s) were leased; answering with"
+            + " those: {}", queue.name(), jobs.size(), e.getMessage());
+        break;
+      }
       for (LeasedJob job : more) {
         bytes += job.payload().length;
       }
@@ -69,7 +81,7 @@ final class LongPolls {
 
   private List<LeasedJob> firstChunk(JobQueue queue, int max, Duration lease, Duration wait) {
     if (wait.isZero() || closing) {
-      return queue.claim(max, lease);
+      return queue.pull().claim(max, lease);
     }
     if (!waiting.tryAcquire()) {
       throw ApiException.tooManyRequests(
@@ -81,7 +93,7 @@ final class LongPolls {
       while (true) {
         long left = deadline - System.nanoTime();
         Duration slice = Duration.ofNanos(Math.max(0, Math.min(left, SLICE.toNanos())));
-        List<LeasedJob> jobs = queue.claim(max, lease, slice);
+        List<LeasedJob> jobs = queue.pull().claim(max, lease, slice);
         if (!jobs.isEmpty() || closing || deadline - System.nanoTime() <= 0) {
           return jobs;
         }

@@ -25,14 +25,14 @@ final class QueueEndpoints {
   Response list(Request request) {
     ArrayNode answer = Json.array();
     for (String name : queues.delayq().queueNames()) {
-      queues.delayq().existingQueue(name).ifPresent(queue -> answer.add(Views.stats(queue.stats())));
+      queues.delayq().existingQueue(name).ifPresent(queue -> answer.add(Views.stats(queue.admin().stats())));
     }
     return Response.ok(answer);
   }
 
   /** {@code GET /v1/queues/{queue}} → 200 stats, or 404. */
   Response get(Request request) {
-    return Response.ok(Views.stats(queues.existing(request.path("queue")).stats()));
+    return Response.ok(Views.stats(queues.existing(request.path("queue")).admin().stats()));
   }
 
   /**
@@ -47,7 +47,7 @@ final class QueueEndpoints {
     OptionalLong maxAttempts = fields.integer("maxAttempts", 1, JobRequests.MAX_ATTEMPTS);
     OptionalLong leaseMs = fields.integer("leaseMs", WorkerEndpoints.MIN_LEASE_MS, WorkerEndpoints.MAX_LEASE_MS);
     JobQueue queue = partitions.isPresent() ? withPartitions(name, (int) partitions.getAsLong()) : queues.create(name);
-    QueueDefaults defaults = queue.defaults();
+    QueueDefaults defaults = queue.admin().defaults();
     if (maxAttempts.isPresent() || leaseMs.isPresent()) {
       defaults =
           queues.setDefaults(
@@ -73,13 +73,13 @@ final class QueueEndpoints {
 
   /** {@code POST /v1/queues/{queue}/pause} → 204. */
   Response pause(Request request) {
-    queues.existing(request.path("queue")).pause();
+    queues.existing(request.path("queue")).admin().pause();
     return Response.noContent();
   }
 
   /** {@code POST /v1/queues/{queue}/resume} → 204. */
   Response resume(Request request) {
-    queues.existing(request.path("queue")).resume();
+    queues.existing(request.path("queue")).admin().resume();
     return Response.noContent();
   }
 
@@ -88,7 +88,7 @@ final class QueueEndpoints {
     int limit = (int) request.queryInteger(DEAD_PARAMS, "limit", 1, MAX_DEAD_LIMIT, 100);
     JobQueue queue = queues.existing(request.path("queue"));
     ArrayNode answer = Json.array();
-    queue.deadJobs(limit).forEach(job -> answer.add(Views.job(job)));
+    queue.admin().deadJobs(limit).forEach(job -> answer.add(Views.job(job)));
     return Response.ok(answer);
   }
 
@@ -96,7 +96,7 @@ final class QueueEndpoints {
   Response requeue(Request request) {
     String id = Queues.checkId(request.path("id"));
     JobQueue queue = queues.existing(request.path("queue"));
-    if (!queue.requeueDead(id)) {
+    if (!queue.admin().requeueDead(id)) {
       throw noDeadJob(queue, id);
     }
     return Response.noContent();
@@ -106,7 +106,7 @@ final class QueueEndpoints {
   Response deleteDead(Request request) {
     String id = Queues.checkId(request.path("id"));
     JobQueue queue = queues.existing(request.path("queue"));
-    if (!queue.deleteDead(id)) {
+    if (!queue.admin().deleteDead(id)) {
       throw noDeadJob(queue, id);
     }
     return Response.noContent();

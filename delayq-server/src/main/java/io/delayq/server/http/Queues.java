@@ -43,7 +43,7 @@ final class Queues {
     if (known != null && now - known.readAtNanos() < DEFAULTS_TTL.toNanos()) {
       return known.defaults();
     }
-    QueueDefaults read = queue.defaults();
+    QueueDefaults read = queue.admin().defaults();
     if (defaults.size() < 10_000) {
       defaults.put(queue.name(), new Remembered(read, now));
     }
@@ -52,7 +52,7 @@ final class Queues {
 
   /** Stores new defaults and uses them here at once. */
   QueueDefaults setDefaults(JobQueue queue, QueueDefaults changed) {
-    QueueDefaults stored = queue.setDefaults(changed);
+    QueueDefaults stored = queue.admin().setDefaults(changed);
     defaults.put(queue.name(), new Remembered(stored, System.nanoTime()));
     return stored;
   }

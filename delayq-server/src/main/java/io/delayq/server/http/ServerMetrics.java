@@ -143,10 +143,11 @@ final class ServerMetrics implements AutoCloseable {
       depths.values().forEach(v -> v[0] = Double.NaN);
       for (String name : shown) {
         delayq.existingQueue(name).ifPresent(queue -> {
-          QueueStats stats = queue.stats();
+          QueueStats stats = queue.admin().stats();
           depth(name, "scheduled")[0] = stats.scheduled();
           depth(name, "due")[0] = stats.due();
           depth(name, "active")[0] = stats.active();
+          depth(name, "expired")[0] = stats.expired();
           depth(name, "dead")[0] = stats.dead();
           depth(name, "paused")[0] = stats.paused() ? 1 : 0;
         });

@@ -47,11 +47,17 @@ final class Views {
     return view;
   }
 
-  /** A claimed job: {@code {"id","payload"|"payloadBase64","attempt","maxAttempts","runAt","leaseUntil"}}. */
+  /**
+   * A claimed job: {@code {"id","payload"|"payloadBase64","attempt","token","maxAttempts","runAt",
+   * "leaseUntil"}}. The token is a string of digits: JavaScript reads JSON numbers as doubles, which
+   * cannot hold every long, and a token off by one would be refused.
+   */
   static ObjectNode leased(LeasedJob job) {
     ObjectNode view = Json.object().put("id", job.id());
     putPayload(view, job.payload());
-    view.put("attempt", job.attempt()).put("maxAttempts", job.maxAttempts());
+    view.put("attempt", job.attempt())
+        .put("token", Long.toString(job.token()))
+        .put("maxAttempts", job.maxAttempts());
     putTime(view, "runAt", job.runAt(), true);
     putTime(view, "leaseUntil", job.leaseUntil(), true);
     return view;
@@ -64,6 +70,7 @@ final class Views {
         .put("scheduled", stats.scheduled())
         .put("due", stats.due())
         .put("active", stats.active())
+        .put("expired", stats.expired())
         .put("dead", stats.dead())
         .put("paused", stats.paused());
   }

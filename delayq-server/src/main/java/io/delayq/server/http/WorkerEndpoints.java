@@ -1,6 +1,9 @@
 package io.delayq.server.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.delayq.InvalidRequestException;
 import io.delayq.JobQueue;
 import io.delayq.JobState;
 import io.delayq.LeasedJob;
@@ -12,7 +15,11 @@ import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Workers' calls, for workers in any language: claim (long poll), ack, nack, extend a lease. */
+/**
+ * Workers' calls, for workers in any language: claim (long poll), ack, nack, extend a lease. Every
+ * delivery a claim hands out carries its fencing token, and the calls that settle or extend it name
+ * the delivery by that token, never by the attempt number (which repeats when a job is handed back).
+ */
 final class WorkerEndpoints {
   private static final Logger log = LoggerFactory.getLogger(WorkerEndpoints.class);
   static final int MAX_CLAIM = 1000;
@@ -20,9 +27,9 @@ final class WorkerEndpoints {
   static final long MIN_LEASE_MS = 100;
   static final long MAX_LEASE_MS = Duration.ofDays(1).toMillis();
   private static final Set<String> CLAIM_PARAMS = Fields.names("max", "leaseMs", "waitMs");
-  private static final Set<String> ACK_FIELDS = Fields.names("attempt");
-  private static final Set<String> NACK_FIELDS = Fields.names("attempt", "retryInMs", "error");
-  private static final Set<String> LEASE_FIELDS = Fields.names("attempt", "leaseMs");
+  private static final Set<String> ACK_FIELDS = Fields.names("token");
+  private static final Set<String> NACK_FIELDS = Fields.names("token", "retryInMs", "error");
+  private static final Set<String> LEASE_FIELDS = Fields.names("token", "leaseMs");
 
   private final Queues queues;
   private final ServerMetrics metrics;
@@ -62,7 +69,7 @@ final class WorkerEndpoints {
   private static void handBack(JobQueue queue, List<LeasedJob> jobs) {
     for (LeasedJob job : jobs) {
       try {
-        queue.release(job.id(), job.attempt());
+        queue.pull().release(job.id(), job.token());
       } catch (RuntimeException e) {
         log.warn("could not hand back job '{}' of queue '{}' after its claim went unanswered; it runs"
             + " again when its lease ends: {}", job.id(), queue.name(), e.getMessage());
@@ -70,25 +77,25 @@ final class WorkerEndpoints {
     }
   }
 
-  /** {@code POST .../jobs/{id}/ack} {@code {"attempt"}} → 204; 409 when that attempt's lease is gone. */
+  /** {@code POST .../jobs/{id}/ack} {@code {"token"}} → 204; 409 when that delivery's lease is gone. */
   Response ack(Request request) throws Exception {
     String id = Queues.checkId(request.path("id"));
-    Fields fields = Fields.of(request.json(BodyLimits.SMALL_BYTES), "body", "", ACK_FIELDS);
-    int attempt = (int) fields.requiredInteger("attempt", 1, Integer.MAX_VALUE);
+    Fields fields = settleFields(request.json(BodyLimits.SMALL_BYTES), ACK_FIELDS);
+    long token = fields.requiredToken("token");
     JobQueue queue = queues.existing(request.path("queue"));
-    queue.ack(id, attempt);
+    queue.pull().ack(id, token);
     metrics.acked(queue.name());
     return Response.noContent();
   }
 
   /**
-   * {@code POST .../jobs/{id}/nack} {@code {"attempt","retryInMs"?,"error"?}} → 204; the job is
+   * {@code POST .../jobs/{id}/nack} {@code {"token","retryInMs"?,"error"?}} → 204; the job is
    * tried again after retryInMs (or the default backoff), or goes dead after its last attempt.
    */
   Response nack(Request request) throws Exception {
     String id = Queues.checkId(request.path("id"));
-    Fields fields = Fields.of(request.json(BodyLimits.SMALL_BYTES), "body", "", NACK_FIELDS);
-    int attempt = (int) fields.requiredInteger("attempt", 1, Integer.MAX_VALUE);
+    Fields fields = settleFields(request.json(BodyLimits.SMALL_BYTES), NACK_FIELDS);
+    long token = fields.requiredToken("token");
     Duration retryIn =
         fields.integer("retryInMs", 0, JobRequests.MAX_DELAY_MS).stream()
             .mapToObj(Duration::ofMillis)
@@ -96,7 +103,7 @@ final class WorkerEndpoints {
             .orElse(null);
     String error = fields.string("error").orElse(null);
     JobQueue queue = queues.existing(request.path("queue"));
-    JobState state = queue.nack(id, attempt, retryIn, error);
+    JobState state = queue.pull().nack(id, token, retryIn, error);
     if (state == JobState.DEAD) {
       metrics.dead(queue.name());
     } else {
@@ -105,14 +112,31 @@ final class WorkerEndpoints {
     return Response.noContent();
   }
 
-  /** {@code POST .../jobs/{id}/lease} {@code {"attempt","leaseMs"}} → 200 {@code {"leaseUntil"}}. */
+  /** {@code POST .../jobs/{id}/lease} {@code {"token","leaseMs"}} → 200 {@code {"leaseUntil"}}. */
   Response extendLease(Request request) throws Exception {
     String id = Queues.checkId(request.path("id"));
-    Fields fields = Fields.of(request.json(BodyLimits.SMALL_BYTES), "body", "", LEASE_FIELDS);
-    int attempt = (int) fields.requiredInteger("attempt", 1, Integer.MAX_VALUE);
+    Fields fields = settleFields(request.json(BodyLimits.SMALL_BYTES), LEASE_FIELDS);
+    long token = fields.requiredToken("token");
     long leaseMs = fields.requiredInteger("leaseMs", MIN_LEASE_MS, MAX_LEASE_MS);
     JobQueue queue = queues.existing(request.path("queue"));
-    Instant until = queue.extendLease(id, attempt, Duration.ofMillis(leaseMs));
+    Instant until = queue.pull().extendLease(id, token, Duration.ofMillis(leaseMs));
     return Response.ok(Json.object().put("leaseUntil", until.toEpochMilli()));
+  }
+
+  /**
+   * The body of an ack, nack or lease extension. A body that names the delivery by {@code attempt},
+   * as API v1 did before fencing tokens, is refused with what to send instead: an attempt number
+   * does not tell one delivery from the next (a job handed back is delivered again on the same
+   * attempt), so accepting it would let a former holder settle the job's next delivery.
+   */
+  private static Fields settleFields(JsonNode body, Set<String> allowed) {
+    if (body instanceof ObjectNode object && object.has("attempt")) {
+      throw new InvalidRequestException(
+          "attempt",
+          "is not accepted any more; send {\"token\": \"...\"} with the \"token\" string from the job's"
+              + " claim response instead (the attempt number repeats when a job is handed back; the token"
+              + " names exactly one delivery)");
+    }
+    return Fields.of(body, "body", "", allowed);
   }
 }

@@ -45,6 +45,9 @@ abstract class CliContract {
   /** Claims the queue's one due job with a long lease, so it is active. */
   abstract void claimOne(String queue);
 
+  /** Claims the queue's one due job with a 100 ms lease and never settles it, so that it expires. */
+  abstract void claimAndAbandon(String queue);
+
   /** Leaves a job with this id and last error in the dead-letter set (max attempts 1, claimed, nacked). */
   abstract void makeDead(String queue, String id, String error);
 
@@ -165,11 +168,11 @@ abstract class CliContract {
     Cli.Result stats = delayqOk("stats");
     List<String> lines = stats.outLines();
     String header = lines.get(0);
-    assertThat(header).matches("QUEUE +PARTITIONS +SCHEDULED +DUE +ACTIVE +DEAD +PAUSED");
+    assertThat(header).matches("QUEUE +PARTITIONS +SCHEDULED +DUE +ACTIVE +EXPIRED +DEAD +PAUSED");
     String row = rowOf(lines, queue);
     String otherRow = rowOf(lines, other);
-    assertThat(row.split(" +")).containsExactly(queue, "1", "2", "1", "0", "1", "yes");
-    assertThat(otherRow.split(" +")).containsExactly(other, "1", "1", "0", "0", "0", "no");
+    assertThat(row.split(" +")).containsExactly(queue, "1", "2", "1", "0", "0", "1", "yes");
+    assertThat(otherRow.split(" +")).containsExactly(other, "1", "1", "0", "0", "0", "0", "no");
     // aligned: PAUSED values start under the header, numbers end under the end of theirs
     int partitionsEnd = header.indexOf("PARTITIONS") + "PARTITIONS".length();
     int deadEnd = header.indexOf("DEAD") + "DEAD".length();
@@ -182,7 +185,7 @@ abstract class CliContract {
     assertThat(delayqOk("resume", queue).out()).startsWith("resumed queue " + queue);
     List<String> named = delayqOk("stats", queue, other).outLines();
     assertThat(named).hasSize(3);
-    assertThat(named.get(1).split(" +")).containsExactly(queue, "1", "2", "1", "0", "1", "no");
+    assertThat(named.get(1).split(" +")).containsExactly(queue, "1", "2", "1", "0", "0", "1", "no");
     assertThat(named.get(2)).startsWith(other + " ");
   }
 
@@ -222,6 +225,26 @@ abstract class CliContract {
 
     Cli.Result got = delayqOk("get", queue, "busy");
     assertThat(got.out()).contains("state       active").contains("lease until ").contains("attempts    1 of ");
+  }
+
+  @Test
+  void aLeaseThatEndedWithoutAnAckShowsAsExpiredInGetAndStats() throws Exception {
+    seed(queue, "abandoned", Duration.ZERO);
+    claimAndAbandon(queue);
+    Thread.sleep(300);
+
+    Cli.Result got = delayqOk("get", queue, "abandoned");
+    assertThat(got.out()).contains("state       expired").contains("lease ended ").contains(" ago)")
+        .contains("attempts    1 of ");
+    JsonNode json = JSON.readTree(delayqOk("get", queue, "abandoned", "--json").out());
+    assertThat(json.get("state").asText()).isEqualTo("expired");
+    assertThat(json.get("leaseUntil").asLong()).isLessThan(System.currentTimeMillis());
+
+    List<String> lines = delayqOk("stats", queue).outLines();
+    assertThat(rowOf(lines, queue).split(" +")).containsExactly(queue, "1", "0", "0", "0", "1", "0", "no");
+    JsonNode stats = JSON.readTree(delayqOk("stats", queue, "--json").out());
+    assertThat(stats.get(0).get("active").asLong()).isZero();
+    assertThat(stats.get(0).get("expired").asLong()).isEqualTo(1);
   }
 
   @Test

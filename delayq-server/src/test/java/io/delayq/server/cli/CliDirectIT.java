@@ -59,11 +59,17 @@ class CliDirectIT extends CliContract {
   }
 
   @Override
+  void claimAndAbandon(String queue) {
+    await().atMost(Duration.ofSeconds(10))
+        .until(() -> delayq.queue(queue).pull().claim(1, Duration.ofMillis(100), Duration.ofMillis(500)), jobs -> !jobs.isEmpty());
+  }
+
+  @Override
   void makeDead(String queue, String id, String error) {
     JobQueue q = delayq.queue(queue);
     q.schedule(JobRequest.of("doomed " + id).withId(id).withMaxAttempts(1));
     LeasedJob job = claim(q);
-    q.nack(job.id(), job.attempt(), null, error);
+    q.pull().nack(job.id(), job.token(), null, error);
   }
 
   @Override
@@ -73,7 +79,7 @@ class CliDirectIT extends CliContract {
 
   private static LeasedJob claim(JobQueue queue) {
     return await().atMost(Duration.ofSeconds(10))
-        .until(() -> queue.claim(1, Duration.ofMinutes(10), Duration.ofMillis(500)), jobs -> !jobs.isEmpty())
+        .until(() -> queue.pull().claim(1, Duration.ofMinutes(10), Duration.ofMillis(500)), jobs -> !jobs.isEmpty())
         .get(0);
   }
 }

@@ -3,7 +3,11 @@ package io.delayq.server.cli;
 import static io.delayq.server.cli.CliContract.assertExit;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
 import io.delayq.server.testing.ServerProcess;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -41,6 +45,44 @@ class CliErrorsIT {
     Cli.Result result = Cli.run(List.of("pause", "orders"), null, Map.of("DELAYQ_SERVER", url));
     assertExit(result, 1);
     assertThat(result.err()).contains("cannot reach delayq server at " + url);
+  }
+
+  @Test
+  void aServerThatCannotConfirmAWriteIsExitCode6WithWhatIsSafeToRepeat() throws Exception {
+    // A stand-in for a server whose Redis timed out mid-call: it answers as API.md says the real one does.
+    HttpServer fake = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    fake.createContext("/", exchange -> {
+      exchange.getRequestBody().readAllBytes();
+      byte[] body = ("{\"error\":\"outcome_unknown\",\"detail\":\"Redis at redis://127.0.0.1:6379 did not answer"
+          + " within PT10S, so the call may or may not have taken effect. The call may have taken effect, or not.\"}")
+          .getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
+      exchange.sendResponseHeaders(504, body.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    });
+    fake.start();
+    try {
+      String url = "http://127.0.0.1:" + fake.getAddress().getPort();
+      Cli.Result result = Cli.run("enqueue", "orders", "x", "--id", "order-42", "--server", url);
+      assertExit(result, 6);
+      assertThat(result.err())
+          .startsWith("delayq enqueue: outcome unknown: the delayq server at " + url + " could not confirm POST")
+          .contains("did not answer within PT10S")
+          .contains("the same --id and --keep");
+    } finally {
+      fake.stop(0);
+    }
+  }
+
+  @Test
+  void theHelpListsEveryExitCode() {
+    Cli.Result help = Cli.run("--help");
+    assertExit(help, 0);
+    assertThat(help.out().replaceAll("\\s+", " "))
+        .contains("Exit codes: 0 done, 1 failed (server or Redis unreachable), 2 usage error, 3 not found, 4 conflict,"
+            + " 5 unauthorized, 6 outcome unknown");
   }
 
   @Test

@@ -54,12 +54,19 @@ class CliServerIT extends CliContract {
   }
 
   @Override
+  void claimAndAbandon(String queue) {
+    JsonNode claimed = call("POST", "/v1/queues/" + queue + "/claim?max=1&leaseMs=100&waitMs=5000", null, 200);
+    assertThat(claimed).as("claimed jobs").hasSize(1);
+  }
+
+  @Override
   void makeDead(String queue, String id, String error) {
     ObjectNode body = JSON.createObjectNode().put("id", id).put("payload", "doomed " + id).put("maxAttempts", 1);
     call("POST", "/v1/queues/" + queue + "/jobs", body, 201);
     JsonNode job = claim(queue);
     assertThat(job.get("id").asText()).isEqualTo(id);
-    ObjectNode nack = JSON.createObjectNode().put("attempt", job.get("attempt").asInt()).put("error", error);
+    assertThat(job.get("token").isTextual()).as("token of %s", job).isTrue();
+    ObjectNode nack = JSON.createObjectNode().put("token", job.get("token").asText()).put("error", error);
     call("POST", "/v1/queues/" + queue + "/jobs/" + id + "/nack", nack, 204);
   }
 

@@ -10,8 +10,11 @@ import io.delayq.JobActiveException;
 import io.delayq.JobNotFoundException;
 import io.delayq.LeaseExpiredException;
 import io.delayq.NotReplicatedException;
+import io.delayq.OutcomeUnknownException;
 import io.delayq.QueueConfigurationException;
+import io.delayq.RedisCommandException;
 import io.delayq.RedisUnavailableException;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -22,11 +25,33 @@ class ErrorMappingTest {
     assertMapped(new InvalidRequestException("delayMs", "must be between 0 and 9; got -5"), 400, "invalid_request");
     assertMapped(new JobNotFoundException("q", "7", "no such scheduled job"), 404, "not_found");
     assertMapped(new JobActiveException("q", "7", "a worker holds it"), 409, "conflict");
-    assertMapped(new LeaseExpiredException("q", "7", 2), 409, "conflict");
+    assertMapped(new LeaseExpiredException("q", "7", 1796025305549000L), 409, "conflict");
     assertMapped(new QueueConfigurationException("holds jobs"), 409, "conflict");
     assertMapped(new RedisUnavailableException("Redis at redis://x:1 is unreachable", null), 503, "redis_unavailable");
-    assertMapped(new NotReplicatedException("q", 1, 0, List.of("7")), 503, "redis_unavailable");
+    assertMapped(new NotReplicatedException("q", 1, 0, List.of("7"), Duration.ofMinutes(5)), 503, "redis_unavailable");
     assertMapped(new DelayqClosedException("claim"), 503, "shutting_down");
+    assertMapped(new RedisCommandException("Redis at redis://x:1 refused a delayq command: OOM", null), 500, "internal");
+  }
+
+  @Test
+  void anUnknownOutcomeIsA504ThatSaysTheCallMayHaveTakenEffectAndWhatIsSafeToRetry() throws Exception {
+    OutcomeUnknownException error = new OutcomeUnknownException(
+        "Redis at redis://x:1 did not answer within PT10S, so the call may or may not have taken effect", null);
+    Response response = ErrorMapping.toResponse(error, "POST", "/v1/queues/q/jobs");
+    assertThat(response.status()).isEqualTo(504);
+    assertThat(response.headers()).doesNotContainKey("Retry-After");
+    JsonNode body = body(response);
+    assertThat(body.path("error").asText()).isEqualTo("outcome_unknown");
+    assertThat(body.has("field")).isFalse();
+    assertThat(body.path("detail").asText())
+        .startsWith(error.getMessage())
+        .contains("may have taken effect")
+        .contains("the same id and \"onDuplicate\":\"keep\" is safe within the idempotency window (5 minutes)");
+    JsonNode read = body(ErrorMapping.toResponse(error, "GET", "/v1/queues/q/jobs/7"));
+    assertThat(read.path("error").asText()).isEqualTo("outcome_unknown");
+    assertThat(read.path("detail").asText()).startsWith(error.getMessage()).contains("only reads").contains("retry it");
+    // refused before reaching Redis is another answer: nothing happened
+    assertThat(ErrorMapping.lookup(RedisUnavailableException.class)).isEqualTo(new ErrorMapping.Mapping(503, "redis_unavailable"));
   }
 
   @Test

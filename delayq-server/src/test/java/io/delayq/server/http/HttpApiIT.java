@@ -1,12 +1,15 @@
 package io.delayq.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.delayq.Delayq;
 import io.delayq.server.testing.ApiClient;
 import io.delayq.server.testing.ApiClient.Reply;
 import io.delayq.server.testing.SharedServer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -230,6 +233,9 @@ class HttpApiIT {
     assertThat(job.path("id").asText()).isEqualTo("w");
     assertThat(job.path("payload").asText()).isEqualTo("work");
     assertThat(job.path("attempt").asInt()).isEqualTo(1);
+    assertThat(job.path("token").isTextual()).as("the token is a JSON string: %s", job).isTrue();
+    assertThat(job.path("token").asText()).matches("[1-9][0-9]*");
+    String token = job.path("token").asText();
     assertThat(job.path("maxAttempts").asInt()).isEqualTo(4);
     assertThat(job.path("leaseUntil").asLong() - job.path("runAt").asLong()).isBetween(5_000L, 6_000L);
 
@@ -239,27 +245,110 @@ class HttpApiIT {
     assertError(api.delete(jobs() + "/w"), 409, "conflict", null);
     assertError(api.patch(jobs() + "/w", Map.of("delayMs", 5)), 409, "conflict", null);
 
-    assertError(api.post(jobs() + "/w/ack", Map.of("attempt", 2)), 409, "conflict", null);
-    assertThat(api.post(jobs() + "/w/ack", Map.of("attempt", 1)).status()).isEqualTo(204);
+    String otherToken = Long.toString(Long.parseLong(token) + 1_000_000);
+    assertError(api.post(jobs() + "/w/ack", Map.of("token", otherToken)), 409, "conflict", null);
+    assertThat(api.post(jobs() + "/w/ack", Map.of("token", token)).status()).isEqualTo(204);
     assertThat(api.get(jobs() + "/w").status()).isEqualTo(404);
-    Reply stale = api.post(jobs() + "/w/ack", Map.of("attempt", 1));
+    Reply stale = api.post(jobs() + "/w/ack", Map.of("token", token));
     assertError(stale, 409, "conflict", null);
-    assertThat(stale.json().path("detail").asText()).contains("attempt 1 no longer holds the job");
+    assertThat(stale.json().path("detail").asText()).contains("token " + token + " no longer holds the job");
+  }
+
+  @Test
+  void aJobHandedBackIsDeliveredAgainOnTheSameAttemptWithANewTokenAndOnlyThatTokenSettlesIt() {
+    schedule(Map.of("id", "h", "payload", "x", "maxAttempts", 3));
+    JsonNode first = claimOne("h");
+    // The claim's holder hands the job back without running it, as a long poll whose client hung up
+    // does (through the same core call, made here from another process on the server's Redis).
+    try (Delayq sameRedis = Delayq.connect(server.process().redisUrl())) {
+      assertThat(sameRedis.queue(queue).pull().release("h", Long.parseLong(first.path("token").asText()))).isTrue();
+    }
+    JsonNode back = api.get(jobs() + "/h").json();
+    assertThat(back.path("state").asText()).isEqualTo("scheduled");
+    assertThat(back.path("attempts").asInt()).as("the attempt was not spent").isZero();
+
+    JsonNode second = claimOne("h");
+    assertThat(second.path("attempt").asInt()).isEqualTo(first.path("attempt").asInt()).isEqualTo(1);
+    assertThat(second.path("token").asText()).isNotEqualTo(first.path("token").asText());
+
+    Reply stale = api.post(jobs() + "/h/ack", Map.of("token", first.path("token").asText()));
+    assertError(stale, 409, "conflict", null);
+    assertThat(api.get(jobs() + "/h").json().path("state").asText()).as("the stale ack changed nothing").isEqualTo("active");
+    assertError(api.post(jobs() + "/h/nack", Map.of("token", first.path("token").asText())), 409, "conflict", null);
+    assertError(api.post(jobs() + "/h/lease", Map.of("token", first.path("token").asText(), "leaseMs", 1000)), 409, "conflict", null);
+    assertThat(api.post(jobs() + "/h/ack", Map.of("token", second.path("token").asText())).status()).isEqualTo(204);
+    assertThat(api.get(jobs() + "/h").status()).isEqualTo(404);
+  }
+
+  @Test
+  void tokensAreAcceptedAsStringsOrIntegersAndAnAttemptIsRefusedWithWhatToSend() {
+    schedule(Map.of("id", "t", "payload", "x"));
+    JsonNode job = claimOne("t");
+    String token = job.path("token").asText();
+
+    Reply byAttempt = api.post(jobs() + "/t/ack", Map.of("attempt", 1));
+    assertError(byAttempt, 400, "invalid_request", "attempt");
+    assertThat(byAttempt.json().path("detail").asText()).contains("\"token\"").contains("claim response");
+    assertError(api.post(jobs() + "/t/nack", Map.of("attempt", 1, "retryInMs", 0)), 400, "invalid_request", "attempt");
+    assertError(api.post(jobs() + "/t/lease", Map.of("attempt", 1, "leaseMs", 1000)), 400, "invalid_request", "attempt");
+    assertError(api.post(jobs() + "/t/ack", Map.of("attempt", 1, "token", token)), 400, "invalid_request", "attempt");
+
+    for (String bad : List.of("{\"token\":\"abc\"}", "{\"token\":\"\"}", "{\"token\":\"-5\"}", "{\"token\":\" 5\"}",
+        "{\"token\":\"0\"}", "{\"token\":\"99999999999999999999\"}", "{\"token\":1.5}", "{\"token\":-5}",
+        "{\"token\":true}", "{\"token\":[1]}")) {
+      Reply refused = api.post(jobs() + "/t/ack", bad);
+      assertError(refused, 400, "invalid_request", "token");
+      assertThat(refused.json().path("detail").asText()).as(bad).startsWith("token: must be the \"token\" from the job's claim response");
+    }
+    Reply missing = api.post(jobs() + "/t/ack", Map.of());
+    assertError(missing, 400, "invalid_request", "token");
+    assertThat(missing.json().path("detail").asText()).contains("claim response");
+    assertThat(api.get(jobs() + "/t").json().path("state").asText()).as("no refusal touched the job").isEqualTo("active");
+
+    // the same number as a JSON integer is accepted too
+    Reply extended = api.post(jobs() + "/t/lease", "{\"token\":" + token + ",\"leaseMs\":60000}");
+    assertThat(extended.status()).as(extended.toString()).isEqualTo(200);
+    assertThat(api.post(jobs() + "/t/ack", "{\"token\":" + token + "}").status()).isEqualTo(204);
+  }
+
+  @Test
+  void aLeaseThatEndedWithoutAnAckShowsAsExpiredUntilAClaimRecoversIt() {
+    schedule(Map.of("id", "e", "payload", "x", "maxAttempts", 3));
+    Reply claimed = api.post("/v1/queues/" + queue + "/claim?leaseMs=100");
+    JsonNode first = claimed.json().get(0);
+    long leaseUntil = first.path("leaseUntil").asLong();
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+        assertThat(api.get(jobs() + "/e").json().path("state").asText()).isEqualTo("expired"));
+    JsonNode expired = api.get(jobs() + "/e").json();
+    assertThat(expired.path("leaseUntil").asLong()).isEqualTo(leaseUntil);
+    assertThat(expired.has("runAt")).isFalse();
+    assertThat(expired.path("attempts").asInt()).isEqualTo(1);
+    JsonNode stats = api.get("/v1/queues/" + queue).json();
+    assertThat(stats.path("active").asLong()).isZero();
+    assertThat(stats.path("expired").asLong()).isEqualTo(1);
+    assertError(api.post(jobs() + "/e/ack", Map.of("token", first.path("token").asText())), 409, "conflict", null);
+
+    JsonNode again = claimOne("e");
+    assertThat(again.path("attempt").asInt()).as("an expired lease spends its attempt").isEqualTo(2);
+    assertThat(again.path("token").asText()).isNotEqualTo(first.path("token").asText());
+    assertThat(api.get("/v1/queues/" + queue).json().path("expired").asLong()).isZero();
+    assertThat(api.post(jobs() + "/e/ack", Map.of("token", again.path("token").asText())).status()).isEqualTo(204);
   }
 
   @Test
   void nacksRetryThenBuryAndTheDeadCanBeRequeuedOrDeleted() {
     schedule(Map.of("id", "n", "payload", "x", "maxAttempts", 2));
-    int attempt = claimOne("n");
-    assertThat(api.post(jobs() + "/n/nack", Map.of("attempt", attempt, "retryInMs", 0, "error", "boom")).status()).isEqualTo(204);
+    JsonNode claimed = claimOne("n");
+    assertThat(claimed.path("attempt").asInt()).isEqualTo(1);
+    assertThat(api.post(jobs() + "/n/nack", Map.of("token", token(claimed), "retryInMs", 0, "error", "boom")).status()).isEqualTo(204);
     JsonNode retried = api.get(jobs() + "/n").json();
     assertThat(retried.path("state").asText()).isEqualTo("scheduled");
     assertThat(retried.path("attempts").asInt()).isEqualTo(1);
     assertThat(retried.path("lastError").asText()).isEqualTo("boom");
 
-    attempt = claimOne("n");
-    assertThat(attempt).isEqualTo(2);
-    assertThat(api.post(jobs() + "/n/nack", Map.of("attempt", attempt, "error", "boom again")).status()).isEqualTo(204);
+    claimed = claimOne("n");
+    assertThat(claimed.path("attempt").asInt()).isEqualTo(2);
+    assertThat(api.post(jobs() + "/n/nack", Map.of("token", token(claimed), "error", "boom again")).status()).isEqualTo(204);
     JsonNode dead = api.get(jobs() + "/n").json();
     assertThat(dead.path("state").asText()).isEqualTo("dead");
     assertThat(dead.path("deadAt").asLong()).isPositive();
@@ -274,10 +363,10 @@ class HttpApiIT {
     assertThat(api.get(jobs() + "/n").json().path("state").asText()).isEqualTo("scheduled");
     assertError(api.post("/v1/queues/" + queue + "/dead/n/requeue"), 404, "not_found", null);
 
-    attempt = claimOne("n");
-    api.post(jobs() + "/n/nack", Map.of("attempt", attempt, "retryInMs", 0));
-    attempt = claimOne("n");
-    api.post(jobs() + "/n/nack", Map.of("attempt", attempt, "retryInMs", 0));
+    claimed = claimOne("n");
+    api.post(jobs() + "/n/nack", Map.of("token", token(claimed), "retryInMs", 0));
+    claimed = claimOne("n");
+    api.post(jobs() + "/n/nack", Map.of("token", token(claimed), "retryInMs", 0));
     assertThat(api.get(jobs() + "/n").json().path("state").asText()).isEqualTo("dead");
     assertThat(api.delete("/v1/queues/" + queue + "/dead/n").status()).isEqualTo(204);
     assertError(api.delete("/v1/queues/" + queue + "/dead/n"), 404, "not_found", null);
@@ -288,11 +377,13 @@ class HttpApiIT {
   void extendsALease() {
     schedule(Map.of("id", "l", "payload", "x"));
     JsonNode job = api.post("/v1/queues/" + queue + "/claim?leaseMs=1000").json().get(0);
-    Reply extended = api.post(jobs() + "/l/lease", Map.of("attempt", 1, "leaseMs", 60_000));
+    Reply extended = api.post(jobs() + "/l/lease", Map.of("token", token(job), "leaseMs", 60_000));
     assertThat(extended.status()).isEqualTo(200);
     assertThat(extended.json().path("leaseUntil").asLong()).isGreaterThan(job.path("leaseUntil").asLong() + 50_000);
-    assertError(api.post(jobs() + "/l/lease", Map.of("attempt", 7, "leaseMs", 1000)), 409, "conflict", null);
-    assertError(api.post(jobs() + "/l/lease", Map.of("attempt", 1, "leaseMs", 5)), 400, "invalid_request", "leaseMs");
+    assertThat(api.get(jobs() + "/l").json().path("leaseUntil").asLong()).isEqualTo(extended.json().path("leaseUntil").asLong());
+    String otherToken = Long.toString(Long.parseLong(token(job)) + 7);
+    assertError(api.post(jobs() + "/l/lease", Map.of("token", otherToken, "leaseMs", 1000)), 409, "conflict", null);
+    assertError(api.post(jobs() + "/l/lease", Map.of("token", token(job), "leaseMs", 5)), 400, "invalid_request", "leaseMs");
   }
 
   @Test
@@ -330,7 +421,8 @@ class HttpApiIT {
 
     JsonNode stats = api.get("/v1/queues/" + queue).json();
     assertThat(stats).isEqualTo(ApiClient.JSON.valueToTree(Map.of(
-        "queue", queue, "partitions", 4, "scheduled", 2, "due", 1, "active", 1, "dead", 0, "paused", false)));
+        "queue", queue, "partitions", 4, "scheduled", 2, "due", 1, "active", 1, "expired", 0, "dead", 0,
+        "paused", false)));
 
     Reply all = api.get("/v1/queues");
     assertThat(all.status()).isEqualTo(200);
@@ -361,8 +453,9 @@ class HttpApiIT {
         api.delete(unknown + "/jobs/x"),
         api.patch(unknown + "/jobs/x", Map.of("delayMs", 1)),
         api.post(unknown + "/claim?waitMs=100"),
-        api.post(unknown + "/jobs/x/ack", Map.of("attempt", 1)),
-        api.post(unknown + "/jobs/x/nack", Map.of("attempt", 1)),
+        api.post(unknown + "/jobs/x/ack", Map.of("token", "1")),
+        api.post(unknown + "/jobs/x/nack", Map.of("token", "1")),
+        api.post(unknown + "/jobs/x/lease", Map.of("token", "1", "leaseMs", 1000)),
         api.post(unknown + "/pause"),
         api.post(unknown + "/resume"),
         api.get(unknown + "/dead"),
@@ -394,7 +487,7 @@ class HttpApiIT {
     assertError(schedule(Map.of("payload", "x", "runAt", "next tuesday")), 400, "invalid_request", "runAt");
     assertError(schedule(Map.of("payload", "x", "maxAttempts", 1001)), 400, "invalid_request", "maxAttempts");
     assertError(schedule(Map.of("payload", "x", "wat", 1)), 400, "invalid_request", "wat");
-    assertError(api.post(jobs() + "/x/ack", Map.of()), 400, "invalid_request", "attempt");
+    assertError(api.post(jobs() + "/x/ack", Map.of()), 400, "invalid_request", "token");
   }
 
   @Test
@@ -461,7 +554,7 @@ class HttpApiIT {
     assertError(api.patch(jobs() + "/keep-me", "{\"delayMs\": 1,"), 400, "invalid_request", "body");
     assertError(api.send("POST", jobs(), "text/plain", "{\"id\":\"keep-me\",\"payload\":\"y\"}".getBytes(StandardCharsets.UTF_8)),
         415, "unsupported_media_type", null);
-    assertError(api.post(jobs() + "/keep-me/ack", Map.of("attempt", 1)), 409, "conflict", null);
+    assertError(api.post(jobs() + "/keep-me/ack", Map.of("token", "1")), 409, "conflict", null);
 
     assertThat(api.get(jobs() + "/keep-me").json()).isEqualTo(before);
     assertThat(api.get("/v1/queues/" + queue).json().path("scheduled").asLong()).isEqualTo(1);
@@ -476,11 +569,18 @@ class HttpApiIT {
     assertThat(health.json()).isEqualTo(ApiClient.JSON.valueToTree(Map.of("status", "up", "redis", "up")));
   }
 
-  private int claimOne(String id) {
-    JsonNode jobs = api.post("/v1/queues/" + queue + "/claim?max=1&waitMs=5000").json();
+  /** Claims the queue's one due job, which must be {@code id}; returns the claim's view of it. */
+  private JsonNode claimOne(String id) {
+    JsonNode jobs = api.post("/v1/queues/" + queue + "/claim?max=1&leaseMs=30000&waitMs=5000").json();
     assertThat(jobs).hasSize(1);
     assertThat(jobs.get(0).path("id").asText()).isEqualTo(id);
-    return jobs.get(0).path("attempt").asInt();
+    return jobs.get(0);
+  }
+
+  /** The delivery's token, as the claim sent it: a string of digits. */
+  private static String token(JsonNode claimed) {
+    assertThat(claimed.path("token").isTextual()).as("token of %s", claimed).isTrue();
+    return claimed.path("token").asText();
   }
 
   /** Every error has the API's body; {@code field} null means "no field expected". */

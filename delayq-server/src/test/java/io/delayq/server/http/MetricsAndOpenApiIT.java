@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.delayq.server.testing.ApiClient;
 import io.delayq.server.testing.ApiClient.Reply;
 import io.delayq.server.testing.SharedServer;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -27,11 +28,14 @@ class MetricsAndOpenApiIT {
     api.post(jobs, Map.of("id", "later", "payload", "x", "delayMs", 600_000));
     JsonNode claimed = api.post("/v1/queues/" + queue + "/claim?max=4").json();
     assertThat(claimed).hasSize(4);
-    api.post(jobs + "/a/ack", Map.of("attempt", 1));
-    api.post(jobs + "/b/nack", Map.of("attempt", 1, "retryInMs", 600_000));
-    api.post(jobs + "/c/nack", Map.of("attempt", 1, "retryInMs", 0));
+    Map<String, String> tokens = new HashMap<>();
+    claimed.forEach(job -> tokens.put(job.path("id").asText(), job.path("token").asText()));
+    assertThat(api.post(jobs + "/a/ack", Map.of("token", tokens.get("a"))).status()).isEqualTo(204);
+    assertThat(api.post(jobs + "/b/nack", Map.of("token", tokens.get("b"), "retryInMs", 600_000)).status()).isEqualTo(204);
+    assertThat(api.post(jobs + "/c/nack", Map.of("token", tokens.get("c"), "retryInMs", 0)).status()).isEqualTo(204);
     JsonNode again = api.post("/v1/queues/" + queue + "/claim?waitMs=5000").json();
-    api.post(jobs + "/c/nack", Map.of("attempt", again.get(0).path("attempt").asInt()));
+    assertThat(again.get(0).path("id").asText()).isEqualTo("c");
+    assertThat(api.post(jobs + "/c/nack", Map.of("token", again.get(0).path("token").asText())).status()).isEqualTo(204);
     api.get(jobs + "/missing");
 
     Reply metrics = api.get("/metrics");
@@ -50,6 +54,7 @@ class MetricsAndOpenApiIT {
         .contains("delayq_job_lateness_seconds_bucket{" + q + ",le=\"+Inf\"} 5")
         .contains("delayq_queue_jobs{" + q + ",state=\"scheduled\"} 2.0")
         .contains("delayq_queue_jobs{" + q + ",state=\"active\"} 1.0")
+        .contains("delayq_queue_jobs{" + q + ",state=\"expired\"} 0.0")
         .contains("delayq_queue_jobs{" + q + ",state=\"dead\"} 1.0")
         .contains("delayq_queue_jobs{" + q + ",state=\"due\"} 0.0")
         .contains("delayq_queue_paused{" + q + "} 0.0")

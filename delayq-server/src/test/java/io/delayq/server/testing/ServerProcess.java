@@ -24,15 +24,20 @@ public final class ServerProcess implements AutoCloseable {
   /** The line the server prints once it accepts requests. */
   private static final Pattern LISTENING = Pattern.compile("listening on (http://[^\\s]+)");
   private static final Duration STARTUP = Duration.ofSeconds(60);
+  /** The line the server prints once its embedded Redis runs. */
+  private static final Pattern EMBEDDED_REDIS = Pattern.compile("embedded Redis ready: pid \\d+, (redis://[^\\s,]+)");
 
   private final Process process;
   private final List<String> output = new CopyOnWriteArrayList<>();
   private final String baseUrl;
   private final Path dataDir;
   private final Thread reader;
+  private final String redisArg;
 
   private ServerProcess(List<String> args, Path dataDir) throws IOException {
     this.dataDir = dataDir;
+    int redisAt = args.indexOf("--redis");
+    this.redisArg = redisAt >= 0 && redisAt + 1 < args.size() ? args.get(redisAt + 1) : null;
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-jar");
@@ -158,6 +163,22 @@ public final class ServerProcess implements AutoCloseable {
 
   public Path dataDir() {
     return dataDir;
+  }
+
+  /**
+   * The Redis this server uses: the one it was given, or the embedded one it started. For tests
+   * that act on the server's queues as another process on the same Redis would.
+   */
+  public String redisUrl() {
+    if (redisArg != null) {
+      return redisArg;
+    }
+    return output.stream()
+        .map(EMBEDDED_REDIS::matcher)
+        .filter(Matcher::find)
+        .map(m -> m.group(1))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("no Redis URL in the server's output:\n" + String.join("\n", output)));
   }
 
   /** Everything the server printed so far. */
