@@ -60,7 +60,7 @@ class ClusterIT {
       requests.add(JobRequest.of("job " + i).withId("job-" + i).withDelay(Duration.ofMillis(i % 2_000)));
     }
     queue.scheduleAll(requests);
-    assertThat(queue.stats().scheduled()).isEqualTo(total);
+    assertThat(queue.admin().stats().scheduled()).isEqualTo(total);
     for (RedisServerProcess master : cluster.masters()) {
       assertThat(keysOfQueueOn(master, queue.name()))
           .as("delayq keys on master %s", master.uri())
@@ -72,10 +72,10 @@ class ClusterIT {
     try (Delayq second = Delayq.connect(cluster.seedUrls());
         Workers here = queue.startWorkers(job -> count(deliveries, job), options);
         Workers there = second.queue(queue.name()).startWorkers(job -> count(deliveries, job), options)) {
-      await().atMost(Duration.ofSeconds(120)).until(() -> deliveries.size() == total && queue.stats().active() == 0);
+      await().atMost(Duration.ofSeconds(120)).until(() -> deliveries.size() == total && queue.admin().stats().active() == 0);
     }
     assertThat(deliveries.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
-    assertThat(queue.stats()).satisfies(s -> {
+    assertThat(queue.admin().stats()).satisfies(s -> {
       assertThat(s.scheduled()).isZero();
       assertThat(s.active()).isZero();
       assertThat(s.dead()).isZero();
@@ -99,25 +99,25 @@ class ClusterIT {
     for (int i = 100; i < 150; i++) {
       queue.reschedule("order-" + i, Duration.ZERO);
     }
-    assertThat(queue.stats()).satisfies(s -> {
+    assertThat(queue.admin().stats()).satisfies(s -> {
       assertThat(s.partitions()).isEqualTo(16);
       assertThat(s.scheduled()).isEqualTo(100);
       assertThat(s.due()).isEqualTo(50);
     });
 
-    queue.pause();
-    assertThat(queue.stats().paused()).isTrue();
-    assertThat(queue.claim(100, Duration.ofSeconds(5))).isEmpty();
-    queue.resume();
+    queue.admin().pause();
+    assertThat(queue.admin().stats().paused()).isTrue();
+    assertThat(queue.pull().claim(100, Duration.ofSeconds(5))).isEmpty();
+    queue.admin().resume();
     List<LeasedJob> claimed = new ArrayList<>();
     await().atMost(Duration.ofSeconds(5)).until(() -> {
-      claimed.addAll(queue.claim(100, Duration.ofSeconds(30)));
+      claimed.addAll(queue.pull().claim(100, Duration.ofSeconds(30)));
       return claimed.size() == 50;
     });
     Set<String> ids = new HashSet<>();
     for (LeasedJob job : claimed) {
       ids.add(job.id());
-      queue.nack(job.id(), job.attempt(), Duration.ZERO, "boom");
+      queue.pull().nack(job.id(), job.token(), Duration.ZERO, "boom");
     }
     assertThat(ids).hasSize(50).allMatch(id -> Integer.parseInt(id.substring(6)) >= 100);
 
@@ -128,14 +128,14 @@ class ClusterIT {
     try (Workers failing = doomed.startWorkers(job -> {
       throw new IllegalStateException("always fails");
     }, WorkerOptions.builder().concurrency(4).build())) {
-      await().atMost(Duration.ofSeconds(20)).until(() -> doomed.stats().dead() == 40);
+      await().atMost(Duration.ofSeconds(20)).until(() -> doomed.admin().stats().dead() == 40);
     }
-    List<JobInfo> dead = doomed.deadJobs(1000);
+    List<JobInfo> dead = doomed.admin().deadJobs(1000);
     assertThat(dead).hasSize(40).allSatisfy(j -> assertThat(j.lastError()).contains("always fails"));
-    assertThat(doomed.requeueDead("dead-7")).isTrue();
+    assertThat(doomed.admin().requeueDead("dead-7")).isTrue();
     assertThat(doomed.get("dead-7")).map(JobInfo::state).hasValue(JobState.SCHEDULED);
-    assertThat(doomed.deleteDead("dead-8")).isTrue();
-    assertThat(doomed.stats().dead()).isEqualTo(38);
+    assertThat(doomed.admin().deleteDead("dead-8")).isTrue();
+    assertThat(doomed.admin().stats().dead()).isEqualTo(38);
   }
 
   @Test
@@ -151,7 +151,7 @@ class ClusterIT {
       }
       JobQueue b = viaSeeds.queue(name);
       assertThat(b.partitions()).isEqualTo(8);
-      assertThat(b.stats().scheduled()).isEqualTo(50);
+      assertThat(b.admin().stats().scheduled()).isEqualTo(50);
       assertThat(b.get("s-17")).isPresent();
     }
   }

@@ -57,7 +57,7 @@ class ConnectionIT {
       try (Delayq delayq = Delayq.connect(url)) {
         JobQueue queue = delayq.queue("acl");
         queue.schedule(JobRequest.of("x").withId("a1"));
-        assertThat(queue.claim(1, Duration.ofSeconds(5))).hasSize(1);
+        assertThat(queue.pull().claim(1, Duration.ofSeconds(5))).hasSize(1);
       }
       assertThatThrownBy(() -> Delayq.connect("redis://worker:wrong@127.0.0.1:" + redis.port()))
           .isInstanceOf(RedisUnavailableException.class)
@@ -88,7 +88,7 @@ class ConnectionIT {
       try (Delayq delayq = Delayq.connect("rediss://127.0.0.1:" + tlsPort + "?verifyPeer=NONE")) {
         JobQueue queue = delayq.queue("tls");
         queue.schedule(JobRequest.of("secret payload").withId("t1"));
-        assertThat(queue.claim(1, Duration.ofSeconds(5))).extracting(LeasedJob::payloadAsString).containsExactly("secret payload");
+        assertThat(queue.pull().claim(1, Duration.ofSeconds(5))).extracting(LeasedJob::payloadAsString).containsExactly("secret payload");
       }
       // Plain text to the TLS port does not pass for a connection.
       assertThatThrownBy(() -> Delayq.builder().redisUrl("redis://127.0.0.1:" + tlsPort).commandTimeout(Duration.ofSeconds(2)).build())

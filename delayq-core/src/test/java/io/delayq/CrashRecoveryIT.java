@@ -61,12 +61,12 @@ class CrashRecoveryIT {
         // Workers reconnect by themselves and finish the rest, including the leases cut off by the crash.
         await().atMost(Duration.ofSeconds(60)).until(() -> delivered.size() == jobs);
         await().atMost(Duration.ofSeconds(30)).until(() -> {
-          QueueStats s = queue.stats();
+          QueueStats s = queue.admin().stats();
           return s.scheduled() == 0 && s.active() == 0;
         });
       }
       assertThat(delivered).hasSize(jobs);
-      assertThat(queue.stats().dead()).isZero();
+      assertThat(queue.admin().stats().dead()).isZero();
       // At-least-once: only jobs whose ack was cut off by the crash may have run twice.
       delivered.forEach((id, n) -> {
         if (n.get() > 1) {

@@ -57,9 +57,9 @@ class DurableScheduleIT {
               assertThat(e.unconfirmedIds()).containsExactly("unconfirmed");
             })
             .hasMessageContaining("only 0 of 1 required replica(s) confirmed")
-            .hasMessageContaining("scheduling the same ids again is safe");
+            .hasMessageContaining("Scheduling the same requests again with DuplicatePolicy.KEEP within PT5M");
         assertThat(queue.get("unconfirmed")).as("the master has it all the same").isPresent();
-        assertThat(queue.stats().scheduled()).isEqualTo(301);
+        assertThat(queue.admin().stats().scheduled()).isEqualTo(301);
       } finally {
         client.shutdown();
       }

@@ -50,7 +50,7 @@ class ExactlyOnceIT {
       await().atMost(Duration.ofSeconds(120)).until(() -> deliveries.size() == JOBS && a.inFlight() + b.inFlight() == 0);
       // Anything still pending would show up as active or scheduled.
       await().atMost(Duration.ofSeconds(10)).until(() -> {
-        QueueStats s = queue.stats();
+        QueueStats s = queue.admin().stats();
         return s.scheduled() == 0 && s.active() == 0;
       });
       a.close();
@@ -62,7 +62,7 @@ class ExactlyOnceIT {
       assertThat(byFirst.get() + bySecond.get()).isEqualTo(JOBS);
       assertThat(byFirst.get()).isPositive();
       assertThat(bySecond.get()).isPositive();
-      assertThat(queue.stats().dead()).isZero();
+      assertThat(queue.admin().stats().dead()).isZero();
       assertThat(dueAt).hasSize(JOBS);
     }
   }

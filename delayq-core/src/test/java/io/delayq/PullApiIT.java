@@ -31,7 +31,7 @@ class PullApiIT {
   void aWaitingClaimReturnsAJobWithinMillisecondsOfItsDueTime() throws Exception {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("long-poll"), 4);
     CompletableFuture<List<LeasedJob>> claim =
-        CompletableFuture.supplyAsync(() -> queue.claim(10, Duration.ofSeconds(30), Duration.ofSeconds(20)));
+        CompletableFuture.supplyAsync(() -> queue.pull().claim(10, Duration.ofSeconds(30), Duration.ofSeconds(20)));
     // the claim is waiting on an empty queue; a job due in 300 ms arrives
     ScheduledJob scheduled = queue.schedule(JobRequest.of("soon").withDelay(Duration.ofMillis(300)));
     List<LeasedJob> jobs = claim.get(10, TimeUnit.SECONDS);
@@ -46,7 +46,7 @@ class PullApiIT {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("long-poll-turns"));
     for (int round = 0; round < 8; round++) {
       CompletableFuture<List<LeasedJob>> claim =
-          CompletableFuture.supplyAsync(() -> queue.claim(1, Duration.ofSeconds(30), Duration.ofSeconds(5)));
+          CompletableFuture.supplyAsync(() -> queue.pull().claim(1, Duration.ofSeconds(30), Duration.ofSeconds(5)));
       // scheduled while the claim is just starting, as a busy HTTP worker's next poll would be
       ScheduledJob scheduled = queue.schedule(JobRequest.of("r" + round).withDelay(Duration.ofMillis(150)));
       List<LeasedJob> jobs = claim.get(10, TimeUnit.SECONDS);
@@ -54,7 +54,7 @@ class PullApiIT {
       assertThat(jobs).as("round %d", round).singleElement()
           .satisfies(job -> assertThat(job.id()).isEqualTo(scheduled.id()));
       assertThat(Duration.between(scheduled.runAt(), returned)).as("round %d", round).isLessThan(Duration.ofMillis(400));
-      queue.ack(jobs.get(0));
+      queue.pull().ack(jobs.get(0));
     }
   }
 
@@ -64,7 +64,7 @@ class PullApiIT {
     queue.schedule(JobRequest.of("later").withId("later").withDelay(Duration.ofMinutes(10)));
     long start = System.nanoTime();
     CompletableFuture<List<LeasedJob>> claim =
-        CompletableFuture.supplyAsync(() -> queue.claim(1, Duration.ofSeconds(30), Duration.ofSeconds(20)));
+        CompletableFuture.supplyAsync(() -> queue.pull().claim(1, Duration.ofSeconds(30), Duration.ofSeconds(20)));
     queue.schedule(JobRequest.of("now").withId("now"));
     assertThat(claim.get(10, TimeUnit.SECONDS)).extracting(LeasedJob::id).containsExactly("now");
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
@@ -74,9 +74,9 @@ class PullApiIT {
   void aWaitingClaimOnAnEmptyQueueReturnsNothingAfterItsWait() {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("long-poll-empty"), 2);
     long start = System.nanoTime();
-    assertThat(queue.claim(5, Duration.ofSeconds(30), Duration.ofMillis(400))).isEmpty();
+    assertThat(queue.pull().claim(5, Duration.ofSeconds(30), Duration.ofMillis(400))).isEmpty();
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(400), Duration.ofSeconds(3));
-    assertThatThrownBy(() -> queue.claim(5, Duration.ofSeconds(30), Duration.ofMinutes(6)))
+    assertThatThrownBy(() -> queue.pull().claim(5, Duration.ofSeconds(30), Duration.ofMinutes(6)))
         .isInstanceOf(InvalidRequestException.class)
         .hasMessageContaining("wait: must be between 0 and 5 minutes");
   }
@@ -100,11 +100,11 @@ class PullApiIT {
   void defaultsAreStoredWithTheQueue() {
     String name = TestRedis.uniqueQueue("defaults");
     JobQueue queue = delayq.queue(name);
-    assertThat(queue.defaults())
+    assertThat(queue.admin().defaults())
         .isEqualTo(new QueueDefaults(JobRequest.DEFAULT_MAX_ATTEMPTS, WorkerOptions.DEFAULT_LEASE));
-    queue.setDefaults(new QueueDefaults(9, Duration.ofSeconds(45)));
+    queue.admin().setDefaults(new QueueDefaults(9, Duration.ofSeconds(45)));
     try (Delayq other = Delayq.connect(TestRedis.url())) {
-      assertThat(other.queue(name).defaults()).isEqualTo(new QueueDefaults(9, Duration.ofSeconds(45)));
+      assertThat(other.queue(name).admin().defaults()).isEqualTo(new QueueDefaults(9, Duration.ofSeconds(45)));
     }
     assertThatThrownBy(() -> new QueueDefaults(0, Duration.ofSeconds(1)))
         .isInstanceOf(InvalidRequestException.class)

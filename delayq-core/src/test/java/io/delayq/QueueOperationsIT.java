@@ -90,8 +90,8 @@ class QueueOperationsIT {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("past"));
     queue.schedule(JobRequest.of("late").withId("late").withRunAt(Instant.parse("2001-01-01T00:00:00Z")));
     queue.schedule(JobRequest.of("older").withId("older").withRunAt(Instant.parse("1900-01-01T00:00:00Z")));
-    assertThat(queue.stats().due()).isEqualTo(2);
-    List<LeasedJob> claimed = queue.claim(10, Duration.ofSeconds(30));
+    assertThat(queue.admin().stats().due()).isEqualTo(2);
+    List<LeasedJob> claimed = queue.pull().claim(10, Duration.ofSeconds(30));
     assertThat(claimed).extracting(LeasedJob::id).containsExactlyInAnyOrder("late", "older");
   }
 
@@ -106,7 +106,7 @@ class QueueOperationsIT {
     JobInfo info = queue.get("dup").orElseThrow();
     assertThat(info.payloadAsString()).isEqualTo("second");
     assertThat(info.runAt()).isEqualTo(second.runAt());
-    assertThat(queue.stats().scheduled()).isEqualTo(1);
+    assertThat(queue.admin().stats().scheduled()).isEqualTo(1);
   }
 
   @Test
@@ -127,7 +127,7 @@ class QueueOperationsIT {
   void replacingAnActiveJobIsRefusedAndKeepReportsNoDueTime() {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("replace-active"));
     queue.schedule(JobRequest.of("p").withId("busy"));
-    assertThat(queue.claim(1, Duration.ofSeconds(30))).hasSize(1);
+    assertThat(queue.pull().claim(1, Duration.ofSeconds(30))).hasSize(1);
 
     assertThatThrownBy(() -> queue.schedule(JobRequest.of("new").withId("busy")))
         .isInstanceOf(JobActiveException.class)
@@ -149,14 +149,14 @@ class QueueOperationsIT {
     assertThat(queue.cancel("c1")).isFalse();
     assertThat(queue.get("c1")).isEmpty();
     assertThat(queue.get("c2")).isPresent();
-    assertThat(queue.stats().scheduled()).isEqualTo(1);
+    assertThat(queue.admin().stats().scheduled()).isEqualTo(1);
   }
 
   @Test
   void cancellingAnActiveJobIsRefused() {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("cancel-active"));
     queue.schedule(JobRequest.of("x").withId("held"));
-    queue.claim(1, Duration.ofSeconds(30));
+    queue.pull().claim(1, Duration.ofSeconds(30));
     assertThatThrownBy(() -> queue.cancel("held")).isInstanceOf(JobActiveException.class);
     assertThat(queue.get("held").orElseThrow().state()).isEqualTo(JobState.ACTIVE);
   }
@@ -174,7 +174,7 @@ class QueueOperationsIT {
 
     ScheduledJob now = queue.reschedule("r", Duration.ZERO);
     assertThat(now.runAt()).isBeforeOrEqualTo(Instant.ofEpochMilli(redisNowMillis()));
-    assertThat(queue.stats().due()).isEqualTo(1);
+    assertThat(queue.admin().stats().due()).isEqualTo(1);
   }
 
   @Test
@@ -184,7 +184,7 @@ class QueueOperationsIT {
         .isInstanceOf(JobNotFoundException.class)
         .hasMessageContaining("ghost");
     queue.schedule(JobRequest.of("x").withId("held"));
-    queue.claim(1, Duration.ofSeconds(30));
+    queue.pull().claim(1, Duration.ofSeconds(30));
     assertThatThrownBy(() -> queue.reschedule("held", Duration.ofSeconds(1)))
         .isInstanceOf(JobActiveException.class);
   }
@@ -201,7 +201,7 @@ class QueueOperationsIT {
     for (int i = 0; i < results.size(); i++) {
       assertThat(results.get(i).id()).isEqualTo("b-" + i);
     }
-    assertThat(queue.stats().scheduled()).isEqualTo(5_000);
+    assertThat(queue.admin().stats().scheduled()).isEqualTo(5_000);
     assertThat(queue.get("b-4321").orElseThrow().payloadAsString()).isEqualTo("p4321");
   }
 
@@ -227,7 +227,7 @@ class QueueOperationsIT {
   void scheduleAllSchedulesTheOthersWhenOneIsHeldByAWorker() {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("batch-active"), 2);
     queue.schedule(JobRequest.of("held").withId("held"));
-    assertThat(queue.claim(1, Duration.ofSeconds(30))).hasSize(1);
+    assertThat(queue.pull().claim(1, Duration.ofSeconds(30))).hasSize(1);
     List<JobRequest> requests = new ArrayList<>();
     for (int i = 0; i < 300; i++) {
       requests.add(JobRequest.of("x").withId("free-" + i).withDelay(Duration.ofHours(1)));
@@ -237,7 +237,7 @@ class QueueOperationsIT {
         .isInstanceOf(JobActiveException.class)
         .hasMessageContaining("'held'")
         .hasMessageContaining("1 of 301 requests were refused");
-    assertThat(queue.stats().scheduled()).isEqualTo(300);
+    assertThat(queue.admin().stats().scheduled()).isEqualTo(300);
     assertThat(queue.get("held").orElseThrow().payloadAsString()).isEqualTo("held");
   }
 
@@ -263,7 +263,7 @@ class QueueOperationsIT {
         .isInstanceOf(InvalidRequestException.class)
         .hasMessageContaining("requests[1].payload")
         .hasMessageContaining("limit is 1,048,576");
-    assertThat(queue.stats().scheduled()).isZero();
+    assertThat(queue.admin().stats().scheduled()).isZero();
   }
 
   @Test
@@ -291,20 +291,20 @@ class QueueOperationsIT {
     for (String id : ids) {
       assertThat(queue.get(id).orElseThrow().payloadAsString()).isEqualTo(id);
     }
-    assertThat(queue.stats().scheduled()).isEqualTo(ids.size());
+    assertThat(queue.admin().stats().scheduled()).isEqualTo(ids.size());
   }
 
   @Test
   void pauseStopsClaimsAndResumeRestartsThem() {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("pause"), 2);
-    queue.pause();
+    queue.admin().pause();
     queue.schedule(JobRequest.of("x").withId("p1"));
     queue.schedule(JobRequest.of("y").withId("p2"));
-    assertThat(queue.stats().paused()).isTrue();
-    assertThat(queue.claim(10, Duration.ofSeconds(30))).isEmpty();
-    queue.resume();
-    assertThat(queue.stats().paused()).isFalse();
-    assertThat(queue.claim(10, Duration.ofSeconds(30))).extracting(LeasedJob::id).containsExactlyInAnyOrder("p1", "p2");
+    assertThat(queue.admin().stats().paused()).isTrue();
+    assertThat(queue.pull().claim(10, Duration.ofSeconds(30))).isEmpty();
+    queue.admin().resume();
+    assertThat(queue.admin().stats().paused()).isFalse();
+    assertThat(queue.pull().claim(10, Duration.ofSeconds(30))).extracting(LeasedJob::id).containsExactlyInAnyOrder("p1", "p2");
   }
 
   @Test
@@ -322,7 +322,7 @@ class QueueOperationsIT {
       }
     }
     assertThat(used).isEqualTo(8);
-    assertThat(queue.stats()).satisfies(s -> {
+    assertThat(queue.admin().stats()).satisfies(s -> {
       assertThat(s.partitions()).isEqualTo(8);
       assertThat(s.scheduled()).isEqualTo(400);
     });
@@ -371,7 +371,7 @@ class QueueOperationsIT {
         .isInstanceOf(InvalidRequestException.class).hasMessageContaining("258 bytes").hasMessageContaining("256");
     assertThatThrownBy(() -> queue.schedule(JobRequest.of("x").withId("line\nbreak")))
         .isInstanceOf(InvalidRequestException.class).hasMessageContaining("U+000A");
-    assertThat(queue.stats().scheduled()).isZero();
+    assertThat(queue.admin().stats().scheduled()).isZero();
   }
 
   @Test
@@ -390,10 +390,10 @@ class QueueOperationsIT {
   @Test
   void deadLetterListingIsEmptyForANewQueue() {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("dead-empty"));
-    assertThat(queue.deadJobs(10)).isEmpty();
-    assertThat(queue.requeueDead("nope")).isFalse();
-    assertThat(queue.deleteDead("nope")).isFalse();
-    assertThatThrownBy(() -> queue.deadJobs(0)).isInstanceOf(InvalidRequestException.class);
+    assertThat(queue.admin().deadJobs(10)).isEmpty();
+    assertThat(queue.admin().requeueDead("nope")).isFalse();
+    assertThat(queue.admin().deleteDead("nope")).isFalse();
+    assertThatThrownBy(() -> queue.admin().deadJobs(0)).isInstanceOf(InvalidRequestException.class);
   }
 
   @Test

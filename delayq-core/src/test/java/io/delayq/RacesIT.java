@@ -48,7 +48,7 @@ class RacesIT {
           }
         }
         await().atMost(Duration.ofSeconds(20)).until(() -> delivered.size() + cancelled.size() == jobs);
-        await().atMost(Duration.ofSeconds(10)).until(() -> queue.stats().active() == 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue.admin().stats().active() == 0);
       }
       assertThat(cancelled).as("the race happened: some cancelled").isNotEmpty();
       assertThat(delivered).as("the race happened: some delivered").isNotEmpty();
@@ -56,7 +56,7 @@ class RacesIT {
       assertThat(delivered.keySet()).containsAll(refusedAsActive);
       assertThat(delivered.values()).allSatisfy(n -> assertThat(n).hasValue(1));
       assertThat(delivered.size() + cancelled.size()).isEqualTo(jobs);
-      assertThat(queue.stats().scheduled()).isZero();
+      assertThat(queue.admin().stats().scheduled()).isZero();
     }
   }
 
@@ -86,7 +86,7 @@ class RacesIT {
           }
         }
         await().atMost(Duration.ofSeconds(20)).until(() -> runs.size() == jobs);
-        await().atMost(Duration.ofSeconds(10)).until(() -> queue.stats().active() == 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue.admin().stats().active() == 0);
       }
       assertThat(newDue).as("the race happened: some rescheduled").isNotEmpty();
       assertThat(newDue.size()).as("the race happened: some ran at their first time").isLessThan(jobs);

@@ -55,7 +55,7 @@ class WorkersIT {
     }
     assertThat(runs).hasValue(1);
     assertThat(queue.get("soon")).isEmpty();
-    assertThat(queue.stats()).extracting(QueueStats::scheduled, QueueStats::active).containsExactly(0L, 0L);
+    assertThat(queue.admin().stats()).extracting(QueueStats::scheduled, QueueStats::active).containsExactly(0L, 0L);
   }
 
   @Test
@@ -66,7 +66,7 @@ class WorkersIT {
     try (Workers workers = queue.startWorkers(job -> startedAt.put(job.id(), Instant.now()), options)) {
       queue.schedule(JobRequest.of("late").withId("late").withDelay(Duration.ofHours(1)));
       // Let the worker find the far job and go to sleep until it (or until the 30 s sweep).
-      await().atMost(Duration.ofSeconds(5)).until(() -> queue.stats().scheduled() == 1);
+      await().atMost(Duration.ofSeconds(5)).until(() -> queue.admin().stats().scheduled() == 1);
       ScheduledJob early = queue.schedule(JobRequest.of("early").withId("early").withDelay(Duration.ofMillis(300)));
       await().atMost(Duration.ofSeconds(5)).until(() -> startedAt.containsKey("early"));
       assertThat(Duration.between(early.runAt(), startedAt.get("early"))).isLessThan(Duration.ofSeconds(2));
@@ -90,7 +90,7 @@ class WorkersIT {
           }
         }, options)) {
       queue.schedule(JobRequest.of("pay").withId("flaky").withMaxAttempts(3));
-      await().atMost(Duration.ofSeconds(10)).until(() -> queue.stats().dead() == 1);
+      await().atMost(Duration.ofSeconds(10)).until(() -> queue.admin().stats().dead() == 1);
 
       assertThat(attempts).containsExactly(1, 2, 3);
       // 200 ms after the first failure, 400 ms after the second.
@@ -101,13 +101,13 @@ class WorkersIT {
       assertThat(dead.state()).isEqualTo(JobState.DEAD);
       assertThat(dead.attempts()).isEqualTo(3);
       assertThat(dead.lastError()).contains("IllegalStateException").contains("payment service down (attempt 3)");
-      assertThat(queue.deadJobs(10)).extracting(JobInfo::id).containsExactly("flaky");
+      assertThat(queue.admin().deadJobs(10)).extracting(JobInfo::id).containsExactly("flaky");
 
       failUntil.set(0);
-      assertThat(queue.requeueDead("flaky")).isTrue();
+      assertThat(queue.admin().requeueDead("flaky")).isTrue();
       await().atMost(Duration.ofSeconds(5)).until(() -> queue.get("flaky").isEmpty());
       assertThat(attempts).containsExactly(1, 2, 3, 1);
-      assertThat(queue.stats().dead()).isZero();
+      assertThat(queue.admin().stats().dead()).isZero();
     }
   }
 
@@ -118,17 +118,17 @@ class WorkersIT {
       for (int i = 0; i < 12; i++) {
         queue.schedule(JobRequest.of("x").withId("d" + i).withMaxAttempts(1));
       }
-      for (LeasedJob job : queue.claim(12, Duration.ofSeconds(30))) {
-        assertThat(queue.nack(job.id(), job.attempt(), null, "boom")).isEqualTo(JobState.DEAD);
+      for (LeasedJob job : queue.pull().claim(12, Duration.ofSeconds(30))) {
+        assertThat(queue.pull().nack(job.id(), job.token(), null, "boom")).isEqualTo(JobState.DEAD);
       }
-      QueueStats stats = queue.stats();
+      QueueStats stats = queue.admin().stats();
       assertThat(stats.dead()).isEqualTo(5);
-      List<JobInfo> dead = queue.deadJobs(100);
+      List<JobInfo> dead = queue.admin().deadJobs(100);
       assertThat(dead).hasSize(5);
       String newest = dead.get(0).id();
-      assertThat(queue.deleteDead(newest)).isTrue();
+      assertThat(queue.admin().deleteDead(newest)).isTrue();
       assertThat(queue.get(newest)).isEmpty();
-      assertThat(queue.stats().dead()).isEqualTo(4);
+      assertThat(queue.admin().stats().dead()).isEqualTo(4);
       // The trimmed ones are gone entirely, not left behind as records.
       long known = 0;
       for (int i = 0; i < 12; i++) {
@@ -144,10 +144,11 @@ class WorkersIT {
     queue.schedule(JobRequest.of("x").withId("crashy"));
     // A worker claims and "dies": its client goes away without an ack.
     Delayq doomed = Delayq.connect(TestRedis.url());
-    List<LeasedJob> claimed = doomed.queue(queue.name()).claim(1, Duration.ofMillis(300));
+    List<LeasedJob> claimed = doomed.queue(queue.name()).pull().claim(1, Duration.ofMillis(300));
     assertThat(claimed).hasSize(1);
     LeasedJob first = claimed.get(0);
     assertThat(first.attempt()).isEqualTo(1);
+    // The dying worker's connections drop; its lease was not handed back, so it must run out.
     doomed.close();
 
     AtomicInteger secondAttempt = new AtomicInteger();
@@ -158,9 +159,9 @@ class WorkersIT {
         }, fast().build())) {
       await().atMost(Duration.ofSeconds(5)).until(() -> secondAttempt.get() == 2);
       // The dead worker's late ack must not finish the redelivered job.
-      assertThatThrownBy(() -> queue.ack("crashy", 1))
+      assertThatThrownBy(() -> queue.pull().ack("crashy", first.token()))
           .isInstanceOf(LeaseExpiredException.class)
-          .hasMessageContaining("attempt 1 no longer holds the job");
+          .hasMessageContaining("token " + first.token() + " no longer holds the job");
       assertThat(queue.get("crashy").orElseThrow().state()).isEqualTo(JobState.ACTIVE);
       release.countDown();
       await().atMost(Duration.ofSeconds(5)).until(() -> queue.get("crashy").isEmpty());
@@ -171,12 +172,12 @@ class WorkersIT {
   void ackAfterTheLeaseEndedIsRefusedEvenBeforeAnyoneRecoversIt() {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("late-ack"));
     queue.schedule(JobRequest.of("x").withId("slow"));
-    LeasedJob job = queue.claim(1, Duration.ofMillis(200)).get(0);
+    LeasedJob job = queue.pull().claim(1, Duration.ofMillis(200)).get(0);
     await().atMost(Duration.ofSeconds(5)).until(() -> queue.get("slow").orElseThrow().leaseUntil().isBefore(Instant.now().minusMillis(50)));
-    assertThatThrownBy(() -> queue.ack(job)).isInstanceOf(LeaseExpiredException.class);
+    assertThatThrownBy(() -> queue.pull().ack(job)).isInstanceOf(LeaseExpiredException.class);
     assertThatThrownBy(() -> job.extendLease(Duration.ofSeconds(5))).isInstanceOf(LeaseExpiredException.class);
-    assertThatThrownBy(() -> queue.nack(job.id(), job.attempt(), Duration.ZERO, "x")).isInstanceOf(LeaseExpiredException.class);
-    List<LeasedJob> again = queue.claim(1, Duration.ofSeconds(30));
+    assertThatThrownBy(() -> queue.pull().nack(job.id(), job.token(), Duration.ZERO, "x")).isInstanceOf(LeaseExpiredException.class);
+    List<LeasedJob> again = queue.pull().claim(1, Duration.ofSeconds(30));
     assertThat(again).extracting(LeasedJob::attempt).containsExactly(2);
   }
 
@@ -184,15 +185,15 @@ class WorkersIT {
   void longHandlersExtendTheirLease() {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("extend"));
     queue.schedule(JobRequest.of("x").withId("long"));
-    LeasedJob job = queue.claim(1, Duration.ofMillis(400)).get(0);
+    LeasedJob job = queue.pull().claim(1, Duration.ofMillis(400)).get(0);
     Instant extended = job.extendLease(Duration.ofSeconds(30));
     assertThat(extended).isAfter(Instant.now().plusSeconds(25));
     assertThat(job.leaseUntil()).isEqualTo(extended);
     // Past the original lease, nobody else can take it.
     await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2))
         .until(() -> queue.get("long").orElseThrow().leaseUntil().equals(extended));
-    assertThat(queue.claim(1, Duration.ofSeconds(1))).isEmpty();
-    queue.ack(job);
+    assertThat(queue.pull().claim(1, Duration.ofSeconds(1))).isEmpty();
+    queue.pull().ack(job);
     assertThat(queue.get("long")).isEmpty();
   }
 
@@ -203,49 +204,26 @@ class WorkersIT {
       queue.schedule(JobRequest.of("p" + i).withId("j" + i));
     }
     queue.schedule(JobRequest.of("later").withId("later").withDelay(Duration.ofHours(1)));
-    List<LeasedJob> first = queue.claim(4, Duration.ofSeconds(30));
-    List<LeasedJob> rest = queue.claim(100, Duration.ofSeconds(30));
+    List<LeasedJob> first = queue.pull().claim(4, Duration.ofSeconds(30));
+    List<LeasedJob> rest = queue.pull().claim(100, Duration.ofSeconds(30));
     assertThat(first).hasSize(4);
     assertThat(rest).hasSize(6);
-    assertThat(queue.stats()).extracting(QueueStats::active, QueueStats::scheduled, QueueStats::due)
+    assertThat(queue.admin().stats()).extracting(QueueStats::active, QueueStats::scheduled, QueueStats::due)
         .containsExactly(10L, 1L, 0L);
 
     LeasedJob failed = first.get(0);
-    assertThat(queue.nack(failed.id(), failed.attempt(), Duration.ZERO, "try again")).isEqualTo(JobState.SCHEDULED);
+    assertThat(queue.pull().nack(failed.id(), failed.token(), Duration.ZERO, "try again")).isEqualTo(JobState.SCHEDULED);
     assertThat(queue.get(failed.id()).orElseThrow().lastError()).isEqualTo("try again");
     for (LeasedJob job : first.subList(1, 4)) {
-      queue.ack(job);
+      queue.pull().ack(job);
     }
-    rest.forEach(queue::ack);
-    assertThatThrownBy(() -> queue.ack(rest.get(0))).isInstanceOf(LeaseExpiredException.class);
-    List<LeasedJob> retried = queue.claim(10, Duration.ofSeconds(30));
+    rest.forEach(queue.pull()::ack);
+    assertThatThrownBy(() -> queue.pull().ack(rest.get(0))).isInstanceOf(LeaseExpiredException.class);
+    List<LeasedJob> retried = queue.pull().claim(10, Duration.ofSeconds(30));
     assertThat(retried).extracting(LeasedJob::id, LeasedJob::attempt).containsExactly(org.assertj.core.groups.Tuple.tuple(failed.id(), 2));
-    assertThatThrownBy(() -> queue.claim(0, Duration.ofSeconds(1))).isInstanceOf(InvalidRequestException.class);
-    assertThatThrownBy(() -> queue.claim(1, Duration.ofMillis(5))).isInstanceOf(InvalidRequestException.class)
+    assertThatThrownBy(() -> queue.pull().claim(0, Duration.ofSeconds(1))).isInstanceOf(InvalidRequestException.class);
+    assertThatThrownBy(() -> queue.pull().claim(1, Duration.ofMillis(5))).isInstanceOf(InvalidRequestException.class)
         .hasMessageContaining("lease");
-  }
-
-  @Test
-  void closeHandsBackJobsThatDidNotFinishInTime() {
-    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("handback"));
-    CountDownLatch started = new CountDownLatch(1);
-    Workers workers = queue.startWorkers(job -> {
-      started.countDown();
-      Thread.sleep(60_000); // a handler stuck far beyond the shutdown timeout
-    }, fast().lease(Duration.ofMinutes(5)).shutdownTimeout(Duration.ofMillis(300)).build());
-    queue.schedule(JobRequest.of("x").withId("stuck"));
-    await().atMost(Duration.ofSeconds(5)).until(() -> started.getCount() == 0);
-    long t0 = System.nanoTime();
-    workers.close();
-    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
-    assertThat(workers.isRunning()).isFalse();
-
-    // Due again at once, its 5-minute lease notwithstanding, and the attempt was not counted.
-    JobInfo info = queue.get("stuck").orElseThrow();
-    assertThat(info.state()).isEqualTo(JobState.SCHEDULED);
-    assertThat(info.attempts()).isZero();
-    List<LeasedJob> again = queue.claim(1, Duration.ofSeconds(30));
-    assertThat(again).extracting(LeasedJob::attempt).containsExactly(1);
   }
 
   @Test
@@ -270,12 +248,12 @@ class WorkersIT {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("pause-workers"));
     AtomicInteger runs = new AtomicInteger();
     try (Workers workers = queue.startWorkers(job -> runs.incrementAndGet(), fast().build())) {
-      queue.pause();
+      queue.admin().pause();
       queue.schedule(JobRequest.of("x").withId("held-back"));
       await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).until(() -> runs.get() == 0);
       assertThat(runs).hasValue(0);
-      assertThat(queue.stats().due()).isEqualTo(1);
-      queue.resume();
+      assertThat(queue.admin().stats().due()).isEqualTo(1);
+      queue.admin().resume();
       await().atMost(Duration.ofSeconds(3)).until(() -> runs.get() == 1);
     }
   }

@@ -40,7 +40,8 @@ final class ClaimLoop implements WakeListener, Runnable {
   private int failingPartitions;
   private volatile boolean running = true;
   /** While the handlers' executor refuses work: no claims before this local time. */
-  private volatile long pausedUntil = Long.MIN_VALUE;
+  private volatile long pausedUntil;
+  private volatile boolean paused;
 
   ClaimLoop(Settling settling, WorkerOptions options, Ticker ticker, Random random, IntSupplier room,
       Consumer<List<Delivery>> dispatch) {
@@ -82,6 +83,7 @@ final class ClaimLoop implements WakeListener, Runnable {
   /** Stops claiming for a while: the handlers' executor refuses work. */
   void pauseFor(long millis) {
     pausedUntil = ticker.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    paused = true;
     waiter.wake();
   }
 
@@ -100,10 +102,13 @@ final class ClaimLoop implements WakeListener, Runnable {
     int start = partitionCount == 1 ? 0 : random.nextInt(partitionCount);
     while (running) {
       try {
-        long paused = pausedUntil - ticker.nanoTime();
-        if (paused > 0) {
-          waiter.await(paused);
-          continue;
+        if (paused) {
+          long left = pausedUntil - ticker.nanoTime();
+          if (left > 0) {
+            waiter.await(left);
+            continue;
+          }
+          paused = false;
         }
         int free = room.getAsInt();
         if (free <= 0) {

@@ -50,6 +50,7 @@ public final class DelayqClient implements AutoCloseable {
   private long nextWorkerConnectAttempt;
   private final WakeBus wakeBus;
   private final LeaseKeeper leaseKeeper = new LeaseKeeper(Ticker.SYSTEM);
+  private final LinkWatchdog linkWatchdog;
   /**
    * Queue handles by name, the most recently used kept. A handle is a few small objects; the
    * bound keeps a process that touches many queue names over time from growing without end.
@@ -76,9 +77,13 @@ public final class DelayqClient implements AutoCloseable {
             .ioThreadPoolSize(2)
             .computationThreadPoolSize(2)
             // why: after Redis returns, resume within about a second, not Lettuce's 30 s cap
-            .reconnectDelay(io.lettuce.core.resource.Delay.exponential(
-                Duration.ofMillis(50), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+            .reconnectDelay(LinkWatchdog.reconnectDelay())
             .build();
+    // why: a path that silently stops forwarding is never noticed by TCP on its own (keepalive
+    // probes may be answered by a middlebox); a link that answers no PING within the command
+    // timeout is dropped, and Lettuce reconnects it. The timeout, not less: a PING queues behind a
+    // large pipelined scheduleAll, and a healthy but busy link must not be dropped.
+    this.linkWatchdog = new LinkWatchdog(resources, LinkWatchdog.DEFAULT_INTERVAL, settings.commandTimeout());
     ClientOptions options =
         ClientOptions.builder()
             .autoReconnect(true)
@@ -103,9 +108,10 @@ public final class DelayqClient implements AutoCloseable {
     }
     this.connection = connector.main();
     this.commands = RedisConnector.commands(connection);
+    linkWatchdog.watch("producer", connection);
     this.serverTime = ServerTime.probe(connection);
     this.scripts = new ScriptRunner(commands, serverTime);
-    this.wakeBus = new WakeBus(connector, resources);
+    this.wakeBus = new WakeBus(connector, resources, c -> linkWatchdog.watch("wake-up", c));
     checkEvictionPolicy();
   }
 
@@ -327,6 +333,7 @@ public final class DelayqClient implements AutoCloseable {
       }
       try {
         workerConnection = connector.connect();
+        linkWatchdog.watch("worker", workerConnection);
         workerScripts = new ScriptRunner(RedisConnector.commands(workerConnection), serverTime);
       } catch (RuntimeException e) {
         // why: Redis may be away right now; until the worker connection opens (tried again each
@@ -410,6 +417,7 @@ public final class DelayqClient implements AutoCloseable {
 
   private void closeConnections() {
     leaseKeeper.close();
+    linkWatchdog.close();
     wakeBus.close();
     synchronized (this) {
       if (workerConnection != null) {

@@ -47,9 +47,15 @@ final class WakeBus implements AutoCloseable {
     ScheduledFuture<?> linger;
   }
 
-  WakeBus(RedisConnector connector, ClientResources resources) {
+  private final java.util.function.Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> onConnected;
+
+  WakeBus(
+      RedisConnector connector,
+      ClientResources resources,
+      java.util.function.Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> onConnected) {
     this.connector = connector;
     this.resources = resources;
+    this.onConnected = onConnected;
   }
 
   /**
@@ -132,6 +138,7 @@ final class WakeBus implements AutoCloseable {
                 }
                 connectRetryMillis = RETRY_MIN_MILLIS;
                 connection = opened;
+                onConnected.accept(opened);
                 connection.addListener(
                     new RedisPubSubAdapter<>() {
                       @Override

@@ -18,9 +18,23 @@ class KeysTest {
     assertThat(s(p.active())).isEqualTo("{dq:orders:3}:active");
     assertThat(s(p.dead())).isEqualTo("{dq:orders:3}:dead");
     assertThat(s(p.jobs())).isEqualTo("{dq:orders:3}:jobs");
-    assertThat(s(p.attempts())).isEqualTo("{dq:orders:3}:attempts");
-    assertThat(s(p.errors())).isEqualTo("{dq:orders:3}:errors");
     assertThat(s(p.paused())).isEqualTo("{dq:orders:3}:paused");
+    assertThat(s(p.leases())).isEqualTo("{dq:orders:3}:leases");
+    // The order every script takes its KEYS in (lua/_keys.lua).
+    assertThat(java.util.Arrays.stream(p.all()).map(KeysTest::s))
+        .containsExactly(
+            "{dq:orders:3}:scheduled",
+            "{dq:orders:3}:active",
+            "{dq:orders:3}:jobs",
+            "{dq:orders:3}:attempts",
+            "{dq:orders:3}:errors",
+            "{dq:orders:3}:dead",
+            "{dq:orders:3}:paused",
+            "{dq:orders:3}:leases",
+            "{dq:orders:3}:tokens",
+            "{dq:orders:3}:done:a",
+            "{dq:orders:3}:done:b",
+            "{dq:orders:3}:done:starts");
   }
 
   @Test
@@ -28,6 +42,7 @@ class KeysTest {
     assertThat(Keys.settings("orders")).isEqualTo("{dq:orders}:settings");
     assertThat(Keys.registry()).isEqualTo("dq:queues");
     assertThat(Keys.wakeChannel("orders")).isEqualTo("dq:orders:wake");
+    assertThat(Keys.timeProbe()).isEqualTo("dq:time-probe");
   }
 
   @Test

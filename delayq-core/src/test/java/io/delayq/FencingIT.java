@@ -1,0 +1,88 @@
+package io.delayq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.delayq.testing.TestRedis;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Every delivery has its own fencing token; only the current one settles the job. */
+class FencingIT {
+  private Delayq delayq;
+  private JobQueue queue;
+  private PullConsumer pull;
+
+  @BeforeEach
+  void open() {
+    delayq = Delayq.connect(TestRedis.url());
+    queue = delayq.queue(TestRedis.uniqueQueue("fence"));
+    pull = queue.pull();
+  }
+
+  @AfterEach
+  void close() {
+    delayq.close();
+  }
+
+  @Test
+  void aReleasedJobComesBackOnTheSameAttemptWithANewTokenAndTheFormerHolderIsRefused() {
+    queue.schedule(JobRequest.of("x").withId("j"));
+    LeasedJob first = pull.claim(1, Duration.ofSeconds(30)).get(0);
+    assertThat(pull.release(first)).isTrue();
+    LeasedJob second = pull.claim(1, Duration.ofSeconds(30)).get(0);
+
+    assertThat(second.attempt()).as("a release does not count the attempt").isEqualTo(first.attempt()).isEqualTo(1);
+    assertThat(second.token()).isNotEqualTo(first.token());
+    assertThatThrownBy(() -> pull.ack(first)).isInstanceOf(LeaseExpiredException.class)
+        .hasMessageContaining("token " + first.token());
+    assertThatThrownBy(() -> pull.extendLease(first.id(), first.token(), Duration.ofSeconds(5)))
+        .isInstanceOf(LeaseExpiredException.class);
+    assertThatThrownBy(() -> pull.nack(first, Duration.ZERO, "stale")).isInstanceOf(LeaseExpiredException.class);
+    assertThat(pull.release(first)).isFalse();
+    assertThat(queue.get("j").orElseThrow().state()).isEqualTo(JobState.ACTIVE);
+
+    pull.ack(second);
+    assertThat(queue.get("j")).isEmpty();
+  }
+
+  @Test
+  void tokensGrowWithEveryDeliveryEvenAcrossJobs() {
+    queue.scheduleAll(List.of(JobRequest.of("a").withId("a"), JobRequest.of("b").withId("b")));
+    List<LeasedJob> jobs = pull.claim(2, Duration.ofSeconds(30));
+    assertThat(jobs).hasSize(2);
+    assertThat(jobs.get(0).token()).isNotEqualTo(jobs.get(1).token());
+    jobs.forEach(pull::release);
+    List<LeasedJob> again = pull.claim(2, Duration.ofSeconds(30));
+    long firstMax = Math.max(jobs.get(0).token(), jobs.get(1).token());
+    assertThat(again).allSatisfy(j -> assertThat(j.token()).isGreaterThan(firstMax));
+  }
+
+  @Test
+  void aReleaseAfterTheLeaseEndedIsRefusedLikeAnyStaleCall() {
+    queue.schedule(JobRequest.of("x").withId("late"));
+    LeasedJob job = pull.claim(1, Duration.ofMillis(150)).get(0);
+    await().atMost(Duration.ofSeconds(5)).until(() -> queue.get("late").orElseThrow().state() == JobState.EXPIRED);
+    assertThat(pull.release(job)).isFalse();
+    // Not handed back uncounted: the expiry counts the attempt when it is recovered.
+    LeasedJob next = pull.claim(1, Duration.ofSeconds(30)).get(0);
+    assertThat(next.attempt()).isEqualTo(2);
+    assertThatThrownBy(() -> pull.ack(job)).isInstanceOf(LeaseExpiredException.class);
+    pull.ack(next);
+  }
+
+  @Test
+  void aWorkerThatHandsBackOnCloseLeavesItsFormerTokenPowerless() {
+    queue.schedule(JobRequest.of("x").withId("w"));
+    LeasedJob held = pull.claim(1, Duration.ofSeconds(30)).get(0);
+    pull.release(held);
+    try (Workers workers = queue.startWorkers(job -> {}, WorkerOptions.builder().build())) {
+      await().atMost(Duration.ofSeconds(5)).until(() -> queue.get("w").isEmpty());
+    }
+    assertThatThrownBy(() -> pull.ack(held)).isInstanceOf(LeaseExpiredException.class);
+  }
+}
