@@ -5,6 +5,7 @@ import io.delayq.InvalidRequestException;
 import io.delayq.JobActiveException;
 import io.delayq.JobRequest;
 import io.delayq.NotReplicatedException;
+import io.delayq.OutcomeUnknownException;
 import io.delayq.ScheduledJob;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -108,10 +109,11 @@ final class Producing {
     }
   }
 
-  /** What replicas confirmed of a durable schedule. */
+  /** What replicas confirmed of a durable schedule, and how many batches Redis has answered. */
   private static final class Replication {
     final List<String> unconfirmed = new ArrayList<>();
     int fewestConfirmed = Integer.MAX_VALUE;
+    int answeredBatches;
   }
 
   /** Groups by partition, cut at {@link #JOBS_PER_CALL} jobs or {@link #BYTES_PER_CALL} bytes. */
@@ -175,16 +177,32 @@ final class Producing {
    */
   private void collect(List<Batch> inFlight, ScheduledJob[] results, Replication replication) {
     List<List<Object>> replies = new ArrayList<>(inFlight.size());
+    RuntimeException failure = null;
+    int failed = 0;
     for (Batch batch : inFlight) {
       try {
         replies.add(queue.await(batch.reply, batch.jobs.get(0).id));
+        replication.answeredBatches++;
       } catch (RuntimeException e) {
-        if (durable()) {
-          // why: a direct node connection does not follow MOVED; let the cluster map catch up
-          client.connector().refreshTopology();
-        }
-        throw e;
+        replies.add(null);
+        failure = failure == null ? e : failure;
+        failed++;
       }
+    }
+    if (failure != null) {
+      if (durable()) {
+        // why: a direct node connection does not follow MOVED; let the cluster map catch up
+        client.connector().refreshTopology();
+      }
+      if (replication.answeredBatches == 0 || failure instanceof OutcomeUnknownException) {
+        throw failure;
+      }
+      // why: some batches were written and others not; "failed" would be untrue for the call
+      throw new OutcomeUnknownException(
+          "queue '" + queue.name + "': " + failed + " of the schedule's batches failed (" + failure.getMessage()
+              + ") after " + replication.answeredBatches + " were written, so some of these jobs are scheduled and"
+              + " some not. Schedule the same requests again with DuplicatePolicy.KEEP: the ones already there are kept",
+          failure);
     }
     if (durable()) {
       awaitReplicas(inFlight, replication);
