@@ -549,8 +549,9 @@ final class Checker {
           continue;
         }
         Pool pool = info.pool;
-        if (pool != null && first.isHandler() && pool.closeStart != Long.MAX_VALUE && pool.closeStart < first.handlerEnd
-            && first.handlerEnd > second.claimEnd) {
+        // why: a client whose links keep dropping may fail to extend in time; a lease cannot promise more than its link
+        if (pool != null && !pool.impatient && first.isHandler() && pool.closeStart != Long.MAX_VALUE
+            && pool.closeStart < first.handlerEnd && first.handlerEnd > second.claimEnd) {
           OptionalLong closeBy = clock.redisAtMost(pool.closeStart, SLACK_MS);
           if (closeBy.isEmpty()) {
             continue;
@@ -573,8 +574,8 @@ final class Checker {
     for (Info info : infos.values()) {
       Delivered d = info.d;
       Pool pool = info.pool;
-      if (pool == null || d.claimTimeUncertain || pool.closeStart == Long.MAX_VALUE || pool.closeStart <= d.claimEnd
-          || pool.closeStart >= d.handlerEnd) {
+      if (pool == null || pool.impatient || d.claimTimeUncertain || pool.closeStart == Long.MAX_VALUE
+          || pool.closeStart <= d.claimEnd || pool.closeStart >= d.handlerEnd) {
         continue;
       }
       OptionalLong closeBy = clock.redisAtMost(pool.closeStart, SLACK_MS);
@@ -753,23 +754,24 @@ final class Checker {
     return false;
   }
 
-  private boolean definitelySuperseded(Op w, List<Op> schedules) {
+  /** The record that certainly ended the scheduling {@code w}: a later write, a cancel after it, an accepted ack; or null. */
+  private Op definitelySuperseded(Op w, List<Op> schedules) {
     for (Op w2 : schedules) {
       if (w2 != w && w2.wrote() && w2.execMs() > w.execMs()) {
-        return true;
+        return w2;
       }
     }
     for (Op c : cancelsOf.getOrDefault(w.id, List.of())) {
       if (c.outcome == Outcome.OK && c.start > w.end) {
-        return true;
+        return c;
       }
     }
     for (Delivered d : byPayload.getOrDefault(w.payload, List.of())) {
       if (infos.get(d.seq).okAck != null) {
-        return true;
+        return infos.get(d.seq).okAck;
       }
     }
-    return false;
+    return null;
   }
 
   /** (1) Exactly one state at the end, as Redis holds it and as get() reports it, agreeing with the model. */
@@ -827,9 +829,10 @@ final class Checker {
         report(Kind.FINAL_STATE, id, "maxAttempts " + f.maxAttempts + " at the end, " + w.maxAttempts + " when scheduled",
             List.of(w, f));
       }
-      if (definitelySuperseded(w, schedulesOf.getOrDefault(id, List.of()))) {
-        report(Kind.FINAL_STATE, id, "at the end the job holds '" + f.payload + "', which a later write, an accepted"
-            + " cancel or an accepted ack had ended", List.of(w, f));
+      Op ender = definitelySuperseded(w, schedulesOf.getOrDefault(id, List.of()));
+      if (ender != null) {
+        report(Kind.FINAL_STATE, id, "at the end the job holds '" + f.payload + "', which " + ender.kind + " #" + ender.seq
+            + " had ended", List.of(w, ender, f));
       }
     }
   }

@@ -268,6 +268,8 @@ final class History {
     volatile long closeStart = Long.MAX_VALUE;
     volatile long closeEnd = Long.MAX_VALUE;
     boolean drain;
+    /** Whether its client waits only a few ms for Redis: its links drop, so its keeper may fail to extend in time. */
+    boolean impatient;
 
     Pool copy() {
       Pool p = new Pool();
@@ -279,13 +281,15 @@ final class History {
       p.closeStart = closeStart;
       p.closeEnd = closeEnd;
       p.drain = drain;
+      p.impatient = impatient;
       return p;
     }
 
     @Override
     public String toString() {
       return "#" + seq + " POOL client=" + client + " lease=" + leaseMs + "ms shutdownTimeout=" + shutdownTimeoutMs
-          + "ms concurrency=" + concurrency + (drain ? " (drain)" : "") + " close=[" + closeStart + ".." + closeEnd + "ns]";
+          + "ms concurrency=" + concurrency + (drain ? " (drain)" : "") + (impatient ? " (impatient client)" : "")
+          + " close=[" + closeStart + ".." + closeEnd + "ns]";
     }
   }
 
@@ -430,26 +434,4 @@ final class History {
     deliveries.removeIf(d -> seqMatches.test(d.seq));
   }
 
-  /** Every record of one id, in local start order: the excerpt printed with a violation. */
-  synchronized List<String> excerpt(String id, int limit) {
-    record Line(long at, String text) {}
-    List<Line> lines = new ArrayList<>();
-    for (Op o : ops) {
-      if (id.equals(o.id)) {
-        lines.add(new Line(o.start, o.toString()));
-      }
-    }
-    for (Delivered d : deliveries) {
-      if (id.equals(d.id)) {
-        lines.add(new Line(d.claimEnd, d.toString()));
-      }
-    }
-    lines.sort(Comparator.comparingLong(Line::at));
-    List<String> out = new ArrayList<>();
-    int from = Math.max(0, lines.size() - limit);
-    for (int i = from; i < lines.size(); i++) {
-      out.add(lines.get(i).text());
-    }
-    return out;
-  }
 }

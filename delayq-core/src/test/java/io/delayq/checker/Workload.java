@@ -42,7 +42,6 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
@@ -629,6 +628,7 @@ final class Workload {
     rec.leaseMs = 200 + random.nextInt(601);
     rec.shutdownTimeoutMs = random.nextInt(301);
     rec.concurrency = 1 + random.nextInt(3);
+    rec.impatient = impatient(slot);
     WorkerOptions options = WorkerOptions.builder()
         .concurrency(rec.concurrency)
         .lease(Duration.ofMillis(rec.leaseMs))
@@ -904,9 +904,5 @@ final class Workload {
 
   private static String describe(Throwable e) {
     return e.getClass().getSimpleName() + ": " + e.getMessage();
-  }
-
-  static long millis(long nanos) {
-    return TimeUnit.NANOSECONDS.toMillis(nanos);
   }
 }
