@@ -9,8 +9,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -558,6 +560,8 @@ public final class RedisClusterProcesses implements AutoCloseable {
         private Path binary;
         private final List<String[]> settings = new ArrayList<>();
         private String password;
+        /** Per node index: the environment variables of that node's process. */
+        private final Map<Integer, Map<String, String>> environments = new HashMap<>();
 
         private Builder() {
         }
@@ -627,6 +631,24 @@ public final class RedisClusterProcesses implements AutoCloseable {
         }
 
         /**
+         * Sets an environment variable of one node's process (see {@link RedisServerProcess.Builder#environment}),
+         * by the node's index in {@link RedisClusterProcesses#nodes()}: the masters are 0 to {@code masters - 1}, the
+         * m-th serving the m-th share of the slots, then come the replicas of master 0, of master 1, ... E.g. master
+         * 0 with libfaketime's {@code LD_PRELOAD} and {@code FAKETIME=+20s} runs its clock 20 s ahead of the others.
+         *
+         * @throws IllegalArgumentException for a negative index, and what {@code RedisServerProcess.Builder}
+         *     rejects; {@link #start()} rejects an index beyond the last node
+         */
+        public Builder environment(int node, String name, String value) {
+            if (node < 0) {
+                throw new IllegalArgumentException("node must be >= 0: " + node);
+            }
+            RedisServerProcess.builder().environment(name, value); // validates
+            environments.computeIfAbsent(node, n -> new HashMap<>()).put(name, value);
+            return this;
+        }
+
+        /**
          * Starts {@code masters * (1 + replicasPerMaster)} nodes, forms the cluster and waits until it is healthy
          * (see the class description). On failure, stops whatever it started.
          *
@@ -636,11 +658,16 @@ public final class RedisClusterProcesses implements AutoCloseable {
         public RedisClusterProcesses start() {
             Path bin = binary != null ? binary
                     : RedisServerProcess.machineBinary().orElseGet(RedisServerProcess::bundledBinary);
+            int nodeCount = masters * (1 + replicasPerMaster);
+            environments.keySet().stream().filter(n -> n >= nodeCount).findFirst().ifPresent(n -> {
+                throw new IllegalArgumentException("environment(..) names node " + n + ", but the cluster has "
+                        + nodeCount + " nodes (0.." + (nodeCount - 1) + ")");
+            });
             List<RedisServerProcess> started = new ArrayList<>();
             long startNanos = System.nanoTime();
             try {
-                for (int i = 0; i < masters * (1 + replicasPerMaster); i++) {
-                    started.add(nodeBuilder(bin).start());
+                for (int i = 0; i < nodeCount; i++) {
+                    started.add(nodeBuilder(bin, i).start());
                 }
                 RedisClusterProcesses cluster = new RedisClusterProcesses(this, started);
                 cluster.form(bin, startNanos);
@@ -655,7 +682,7 @@ public final class RedisClusterProcesses implements AutoCloseable {
             }
         }
 
-        private RedisServerProcess.Builder nodeBuilder(Path bin) {
+        private RedisServerProcess.Builder nodeBuilder(Path bin, int index) {
             RedisServerProcess.Builder node = RedisServerProcess.builder()
                     .binary(bin)
                     .clusterMode(true)
@@ -672,6 +699,7 @@ public final class RedisClusterProcesses implements AutoCloseable {
                 node.setting("masterauth", password);
             }
             settings.forEach(s -> node.setting(s[0], Arrays.copyOfRange(s, 1, s.length)));
+            environments.getOrDefault(index, Map.of()).forEach(node::environment);
             return node;
         }
 
