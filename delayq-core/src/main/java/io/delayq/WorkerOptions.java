@@ -58,7 +58,10 @@ public final class WorkerOptions {
     return claimBatch;
   }
 
-  /** How long {@link Workers#close()} waits for running handlers before handing their jobs back. */
+  /**
+   * How long {@link Workers#close()} waits for running handlers. A handler still running after it is
+   * interrupted (on the workers' own threads) and keeps its lease until it returns.
+   */
   public Duration shutdownTimeout() {
     return shutdownTimeout;
   }

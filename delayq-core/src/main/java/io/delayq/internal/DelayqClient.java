@@ -35,7 +35,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class DelayqClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DelayqClient.class);
-  private static final Set<String> SCHEMES = Set.of("redis", "rediss");
 
   private final ClientSettings settings;
   private final String displayUri;
@@ -46,32 +45,19 @@ public final class DelayqClient implements AutoCloseable {
   private final ServerTime serverTime;
   private final ScriptRunner scripts;
   private StatefulConnection<byte[], byte[]> workerConnection;
-  private ScriptRunner workerScripts;
-  private long nextWorkerConnectAttempt;
+  private volatile ScriptRunner workerScripts;
   private final WakeBus wakeBus;
   private final LeaseKeeper leaseKeeper = new LeaseKeeper(Ticker.SYSTEM);
   private final LinkWatchdog linkWatchdog;
-  /**
-   * Queue handles by name, the most recently used kept. A handle is a few small objects; the
-   * bound keeps a process that touches many queue names over time from growing without end.
-   */
-  private final Map<String, QueueHandle> queues =
-      java.util.Collections.synchronizedMap(
-          new java.util.LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, QueueHandle> eldest) {
-              return size() > MAX_CACHED_QUEUES;
-            }
-          });
-  static final int MAX_CACHED_QUEUES = 1024;
+  private final QueueRegistry registry = new QueueRegistry(this);
   private final List<WorkerPool> pools = new CopyOnWriteArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean closing = new AtomicBoolean();
 
   public DelayqClient(ClientSettings settings) {
     this.settings = settings;
-    List<RedisURI> uris = parse(settings.redisUrl());
-    this.displayUri = redact(uris);
+    List<RedisURI> uris = RedisUrls.parse(settings.redisUrl());
+    this.displayUri = RedisUrls.redact(uris);
     this.resources =
         DefaultClientResources.builder()
             .ioThreadPoolSize(2)
@@ -113,76 +99,7 @@ public final class DelayqClient implements AutoCloseable {
     this.scripts = new ScriptRunner(commands, serverTime);
     this.wakeBus = new WakeBus(connector, resources, c -> linkWatchdog.watch("wake-up", c));
     checkEvictionPolicy();
-  }
-
-  /**
-   * One URL, or several separated by commas for the seed nodes of a cluster. A seed may be given
-   * as just {@code host:port}; it then takes scheme, user and password from the first.
-   */
-  static List<RedisURI> parse(String url) {
-    if (url == null || url.isBlank()) {
-      throw new InvalidRequestException(
-          "redisUrl", "is missing; give one like redis://localhost:6379 or rediss://user:pass@host:6380");
-    }
-    List<RedisURI> uris = new ArrayList<>();
-    String[] parts = url.split(",");
-    for (int i = 0; i < parts.length; i++) {
-      String part = parts[i].trim();
-      if (part.isEmpty()) {
-        throw new InvalidRequestException(
-            "redisUrl", "has an empty entry between commas; separate seed URLs with single commas");
-      }
-      if (i > 0 && !part.contains("://")) {
-        uris.add(seedLike(uris.get(0), part));
-        continue;
-      }
-      uris.add(parseOne(part));
-    }
-    return uris;
-  }
-
-  private static RedisURI parseOne(String url) {
-    int colon = url.indexOf("://");
-    String scheme = colon < 0 ? "" : url.substring(0, colon);
-    if (!SCHEMES.contains(scheme)) {
-      throw new InvalidRequestException(
-          "redisUrl",
-          "'" + Rules.abbreviate(url.replaceAll("//[^@/]*@", "//***@"))
-              + "' must start with redis:// or rediss:// (TLS)");
-    }
-    try {
-      return RedisURI.create(url);
-    } catch (IllegalArgumentException e) {
-      throw new InvalidRequestException(
-          "redisUrl", "cannot be parsed (" + e.getMessage() + "); expected redis://[user:password@]host:port[/db]");
-    }
-  }
-
-  private static RedisURI seedLike(RedisURI first, String hostAndPort) {
-    int colon = hostAndPort.lastIndexOf(':');
-    int port;
-    try {
-      port = colon < 0 ? RedisURI.DEFAULT_REDIS_PORT : Integer.parseInt(hostAndPort.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      throw new InvalidRequestException(
-          "redisUrl", "seed '" + Rules.abbreviate(hostAndPort) + "' has no valid port; write host:port or a full URL");
-    }
-    return RedisURI.builder(first)
-        .withHost(colon < 0 ? hostAndPort : hostAndPort.substring(0, colon))
-        .withPort(port)
-        .build();
-  }
-
-  private static String redact(List<RedisURI> uris) {
-    StringBuilder text = new StringBuilder();
-    for (RedisURI uri : uris) {
-      text.append(text.length() == 0 ? "" : ",")
-          .append(uri.isSsl() ? "rediss://" : "redis://")
-          .append(uri.getHost())
-          .append(':')
-          .append(uri.getPort());
-    }
-    return text.toString();
+    openWorkerConnection();
   }
 
   private void checkEvictionPolicy() {
@@ -216,73 +133,23 @@ public final class DelayqClient implements AutoCloseable {
   /** The queue {@code name}; {@code partitions} is 0 to use the stored count (1 for a new queue). */
   public JobQueue queue(String name, int partitions) {
     checkOpen("queue(" + name + ")");
-    Rules.checkQueueName(name);
-    QueueHandle existing = queues.get(name);
-    if (existing != null) {
-      requireSamePartitions(name, existing.partitions(), partitions);
-      return existing;
-    }
-    int stored = loadOrCreateSettings(name, partitions == 0 ? 1 : partitions);
-    requireSamePartitions(name, stored, partitions);
-    return queues.computeIfAbsent(name, n -> new QueueHandle(this, n, stored));
-  }
-
-  /** Queue handles held now; bounded by {@link #MAX_CACHED_QUEUES}. */
-  int cachedQueues() {
-    return queues.size();
-  }
-
-  /**
-   * The partition count is fixed when a queue is first used. A job is found by a hash of its id
-   * modulo the count, and every process caches the count; a process that changed it under the
-   * others would strand their jobs in partitions the new count never visits.
-   */
-  private static void requireSamePartitions(String name, int stored, int requested) {
-    if (requested != 0 && requested != stored) {
-      throw new QueueConfigurationException(
-          "queue '" + name + "' has " + stored + " partition(s); " + requested + " were asked for. The count"
-              + " is fixed when a queue is first used, because jobs are found by a hash of their id modulo the"
-              + " count and every process using the queue relies on it. To move to " + requested + " partitions:"
-              + " create a queue with a new name and " + requested + " partitions, point producers at it, and"
-              + " keep workers on '" + name + "' until its stats show no job; or open '" + name + "' without a"
-              + " partition count to keep " + stored);
-    }
+    return registry.queue(name, partitions);
   }
 
   /** Names of every queue ever used on this Redis, sorted. */
   public List<String> queueNames() {
     checkOpen("queueNames()");
-    Set<byte[]> members = await(commands.smembers(Keys.bytes(Keys.registry())).toCompletableFuture(), null, null, 0);
-    return members.stream().map(m -> new String(m, StandardCharsets.UTF_8)).sorted().toList();
+    return registry.queueNames();
   }
 
   /** The queue if it has been used before; never creates one. */
   public Optional<JobQueue> existingQueue(String name) {
     checkOpen("existingQueue(" + name + ")");
-    Rules.checkQueueName(name);
-    QueueHandle cached = queues.get(name);
-    if (cached != null) {
-      return Optional.of(cached);
-    }
-    Boolean known =
-        await(commands.sismember(Keys.bytes(Keys.registry()), Keys.bytes(name)).toCompletableFuture(), name, null, 0);
-    return Boolean.TRUE.equals(known) ? Optional.of(queue(name, 0)) : Optional.empty();
+    return registry.existingQueue(name);
   }
 
-  private int loadOrCreateSettings(String name, int partitions) {
-    byte[] key = Keys.bytes(Keys.settings(name));
-    byte[] field = Keys.bytes("partitions");
-    RedisClusterAsyncCommands<byte[], byte[]> redis = async();
-    await(redis.hsetnx(key, field, Keys.bytes(Integer.toString(partitions))).toCompletableFuture(), name, null, 0);
-    await(redis.sadd(Keys.bytes(Keys.registry()), Keys.bytes(name)).toCompletableFuture(), name, null, 0);
-    byte[] stored = await(redis.hget(key, field).toCompletableFuture(), name, null, 0);
-    try {
-      return Integer.parseInt(new String(stored, StandardCharsets.US_ASCII));
-    } catch (RuntimeException e) {
-      throw new QueueConfigurationException(
-          "queue '" + name + "' has an unreadable partition count in " + Keys.settings(name)
-              + "; it was not written by delayq. Fix or delete that hash");
-    }
+  QueueRegistry registry() {
+    return registry;
   }
 
   void checkOpen(String what) {
@@ -322,28 +189,47 @@ public final class DelayqClient implements AutoCloseable {
   }
 
   /**
-   * The connection workers claim and ack on, opened with the first workers. Separate from the one
-   * producers use so that a large pipelined {@code scheduleAll} never queues ahead of a claim.
+   * The connection workers claim and ack on. Separate from the one producers use so that a large
+   * pipelined {@code scheduleAll} never queues ahead of a claim, an ack or a lease extension. It is
+   * opened with the client; until it is open (Redis went away in between) calls share the main
+   * connection. Never blocks: it is called from Lettuce's I/O threads too.
    */
-  synchronized ScriptRunner workerScripts() {
-    if (workerScripts == null) {
-      long now = System.nanoTime();
-      if (now - nextWorkerConnectAttempt < 0) {
-        return scripts;
-      }
-      try {
-        workerConnection = connector.connect();
-        linkWatchdog.watch("worker", workerConnection);
-        workerScripts = new ScriptRunner(RedisConnector.commands(workerConnection), serverTime);
-      } catch (RuntimeException e) {
-        // why: Redis may be away right now; until the worker connection opens (tried again each
-        // second) this call shares the main one
-        nextWorkerConnectAttempt = now + TimeUnit.SECONDS.toNanos(1);
-        log.debug("no separate worker connection to {} yet: {}", displayUri, e.toString());
-        return scripts;
-      }
+  ScriptRunner workerScripts() {
+    ScriptRunner worker = workerScripts;
+    return worker != null ? worker : scripts;
+  }
+
+  /** Opens the worker connection now, or keeps trying each second on a thread of its own. */
+  private void openWorkerConnection() {
+    if (tryOpenWorkerConnection()) {
+      return;
     }
-    return workerScripts;
+    Thread opener = new Thread(() -> {
+      while (!closing.get() && !tryOpenWorkerConnection()) {
+        try {
+          Thread.sleep(1_000);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }, "delayq-connect-worker");
+    opener.setDaemon(true);
+    opener.start();
+  }
+
+  private synchronized boolean tryOpenWorkerConnection() {
+    if (closing.get()) {
+      return true;
+    }
+    try {
+      workerConnection = connector.connect();
+      linkWatchdog.watch("worker", workerConnection);
+      workerScripts = new ScriptRunner(RedisConnector.commands(workerConnection), serverTime);
+      return true;
+    } catch (RuntimeException e) {
+      log.debug("no separate worker connection to {} yet: {}", displayUri, e.toString());
+      return false;
+    }
   }
 
   LeaseKeeper leaseKeeper() {

@@ -83,6 +83,10 @@ public final class Errors {
                       : ""),
           cause);
     }
+    if (cause instanceof TimeoutException) {
+      return new OutcomeUnknownException(
+          "Redis at " + redisUri + " did not answer in time, so the call may or may not have taken effect", cause);
+    }
     if (cause instanceof RedisCommandTimeoutException) {
       return new OutcomeUnknownException(
           "Redis at " + redisUri + " did not answer in time (" + cause.getMessage()

@@ -6,6 +6,7 @@ import io.delayq.JobActiveException;
 import io.delayq.JobRequest;
 import io.delayq.NotReplicatedException;
 import io.delayq.OutcomeUnknownException;
+import io.delayq.RedisUnavailableException;
 import io.delayq.ScheduledJob;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -179,6 +180,7 @@ final class Producing {
     List<List<Object>> replies = new ArrayList<>(inFlight.size());
     RuntimeException failure = null;
     int failed = 0;
+    boolean allRefusedUnsent = true;
     for (Batch batch : inFlight) {
       try {
         replies.add(queue.await(batch.reply, batch.jobs.get(0).id));
@@ -186,6 +188,7 @@ final class Producing {
       } catch (RuntimeException e) {
         replies.add(null);
         failure = failure == null ? e : failure;
+        allRefusedUnsent &= e instanceof RedisUnavailableException;
         failed++;
       }
     }
@@ -194,14 +197,15 @@ final class Producing {
         // why: a direct node connection does not follow MOVED; let the cluster map catch up
         client.connector().refreshTopology();
       }
-      if (replication.answeredBatches == 0 || failure instanceof OutcomeUnknownException) {
+      if (replication.answeredBatches == 0 && (allRefusedUnsent || failed == 1)) {
         throw failure;
       }
-      // why: some batches were written and others not; "failed" would be untrue for the call
+      // why: some batches may have been written and others not; "failed" would be untrue
       throw new OutcomeUnknownException(
           "queue '" + queue.name + "': " + failed + " of the schedule's batches failed (" + failure.getMessage()
-              + ") after " + replication.answeredBatches + " were written, so some of these jobs are scheduled and"
-              + " some not. Schedule the same requests again with DuplicatePolicy.KEEP: the ones already there are kept",
+              + ") and " + replication.answeredBatches + " were written, so some of these jobs may be scheduled"
+              + " and some not. Schedule the same requests again with DuplicatePolicy.KEEP: the ones already"
+              + " there are kept",
           failure);
     }
     if (durable()) {

@@ -99,6 +99,8 @@ final class Puller implements PullConsumer {
     boolean answered;
     boolean interrupted;
     Throwable failure;
+    /** Whether every failure was a call refused before it was sent (so it leased nothing). */
+    boolean allRefusedUnsent = true;
     long nextWakeNanos = Long.MAX_VALUE;
 
     /** A claim that got no job and no answer from any partition failed, and says why. */
@@ -106,10 +108,10 @@ final class Puller implements PullConsumer {
       if (answered || failure == null || !jobs.isEmpty()) {
         return;
       }
-      if (failure instanceof TimeoutException) {
+      if (!allRefusedUnsent) {
         throw new OutcomeUnknownException(
-            "no partition at " + redisUri + " answered the claim in time; whatever it leased is handed back"
-                + " (uncounted) as soon as the answer arrives",
+            "no partition at " + redisUri + " answered the claim (" + failure.getMessage() + "); whatever it"
+                + " leased is handed back (uncounted) as soon as an answer arrives",
             failure);
       }
       throw Errors.translate(failure, redisUri, null, null, 0);
@@ -153,8 +155,13 @@ final class Puller implements PullConsumer {
           next.add(0, reply.partition());
         }
       }
-      if (!result.failures().isEmpty() && filled.failure == null) {
-        filled.failure = result.failures().values().iterator().next();
+      for (Throwable failure : result.failures().values()) {
+        if (filled.failure == null) {
+          filled.failure = failure;
+        }
+        if (!(Errors.translate(failure, "", null, null, 0) instanceof io.delayq.RedisUnavailableException)) {
+          filled.allRefusedUnsent = false;
+        }
       }
       if (result.interrupted()) {
         filled.interrupted = true;

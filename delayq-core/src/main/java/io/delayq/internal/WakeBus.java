@@ -28,7 +28,8 @@ final class WakeBus implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WakeBus.class);
   private static final long RETRY_MIN_MILLIS = 100;
   private static final long RETRY_MAX_MILLIS = 2_000;
-  static final long LINGER_MILLIS = 30_000;
+  /** How long a channel nobody listens to stays subscribed; shortened by tests. */
+  static volatile long lingerMillis = 30_000;
 
   private final RedisConnector connector;
   private final ClientResources resources;
@@ -171,7 +172,7 @@ final class WakeBus implements AutoCloseable {
     }
     if (channel.linger == null && !closed) {
       channel.linger =
-          resources.eventExecutorGroup().schedule(() -> drop(name, channel), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+          resources.eventExecutorGroup().schedule(() -> drop(name, channel), lingerMillis, TimeUnit.MILLISECONDS);
     }
   }
 
@@ -208,11 +209,16 @@ final class WakeBus implements AutoCloseable {
   }
 
   @Override
-  public synchronized void close() {
-    closed = true;
-    if (connection != null) {
-      connection.close();
+  public void close() {
+    StatefulRedisPubSubConnection<byte[], byte[]> open;
+    synchronized (this) {
+      closed = true;
+      open = connection;
       connection = null;
+    }
+    // why: outside the lock; closing waits for the I/O thread, whose callbacks take the lock
+    if (open != null) {
+      open.close();
     }
   }
 }

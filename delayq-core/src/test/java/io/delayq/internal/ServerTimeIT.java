@@ -74,7 +74,7 @@ class ServerTimeIT {
     }
   }
 
-  private static ClientSettings settings(String url) {
+  static ClientSettings settings(String url) {
     return new ClientSettings(url, 1 << 20, Duration.ofSeconds(5), 1000, Duration.ofDays(1), false, 0, Duration.ZERO,
         Duration.ofMinutes(5));
   }
