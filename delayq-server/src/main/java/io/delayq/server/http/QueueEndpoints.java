@@ -60,8 +60,9 @@ final class QueueEndpoints {
   }
 
   /**
-   * The queue with this partition count. The core changes the count of a queue that holds no job
-   * and refuses it otherwise, with a message that says how to migrate; that refusal is a 409.
+   * The queue with this partition count. The count is fixed when a queue is first used; the core
+   * refuses another one, even for an empty queue, with a message that says how to migrate, and that
+   * refusal is a 409.
    */
   private JobQueue withPartitions(String name, int partitions) {
     try {
