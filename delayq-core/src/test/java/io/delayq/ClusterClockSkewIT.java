@@ -514,11 +514,22 @@ class ClusterClockSkewIT {
         }
       }
     }
-    return candidates.stream().filter(Files::isReadable).findFirst().orElseThrow(() -> new AssertionError(
+    java.util.Optional<Path> found = candidates.stream().filter(Files::isReadable).findFirst();
+    if (found.isPresent()) {
+      return found.get();
+    }
+    String missing =
         "libfaketime is not installed: ClusterClockSkewIT runs one Redis master 20 s ahead under libfaketime and"
             + " cannot test clock skew without it. Install faketime (Debian/Ubuntu: apt-get install faketime;"
             + " .ci/run does this) or set " + LIBFAKETIME_ENV + " to the path of libfaketime.so.1. Looked for "
             + candidates.stream().filter(p -> p.getParent().getParent().getNameCount() <= 2).toList()
-            + " and /usr/lib/<arch>/faketime/libfaketime.so.1"));
+            + " and /usr/lib/<arch>/faketime/libfaketime.so.1";
+    // why: in CI nothing may be skipped; on a developer's machine with only a JDK and Maven the
+    // README's `mvn verify` reports this one test as skipped, with the reason, instead of failing
+    if ("true".equals(System.getenv("CI"))) {
+      throw new AssertionError(missing);
+    }
+    org.junit.jupiter.api.Assumptions.abort(missing);
+    throw new IllegalStateException("unreachable");
   }
 }
