@@ -10,7 +10,8 @@ import java.util.List;
 
 /**
  * The benchmark: delayq against Redisson's {@code RDelayedQueue}, the plain sorted-set loop (one job
- * per call, and batched) and the {@code redis-benchmark} ZADD ceiling, every scenario, one Redis;
+ * per call, and batched) and the {@code redis-benchmark} ZADD ceiling, every scenario, one Redis, with
+ * the memory delayq's idempotency window takes per finished id ({@link IdempotencyScenario});
  * then the Redis Cluster scenario ({@link ClusterScenario}): delayq alone, bulk enqueue and drain at
  * 1, 4 and 16 partitions, on that Redis and on a 3-master Redis Cluster with one replica per master;
  * last the durable schedule scenario ({@link DurableScenario}): delayq's enqueue, one at a time and

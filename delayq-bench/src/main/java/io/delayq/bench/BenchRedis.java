@@ -2,10 +2,19 @@ package io.delayq.bench;
 
 import io.delayq.embedded.RedisServerProcess;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -110,6 +119,40 @@ final class BenchRedis implements RedisTarget, AutoCloseable {
   @Override
   public RedisStats stats() {
     return RedisStats.parse(probe.sync().info("all"));
+  }
+
+  /** Names of the keys matching the glob {@code pattern}, found with SCAN (never KEYS). */
+  List<String> keys(String pattern) {
+    List<String> keys = new ArrayList<>();
+    ScanArgs args = ScanArgs.Builder.matches(pattern).limit(1_000);
+    ScanCursor cursor = ScanCursor.INITIAL;
+    do {
+      KeyScanCursor<String> page = probe.sync().scan(cursor, args);
+      keys.addAll(page.getKeys());
+      cursor = page;
+    } while (!cursor.isFinished());
+    return keys;
+  }
+
+  /**
+   * {@code MEMORY USAGE key SAMPLES 0}: the bytes the key and its value take, every element counted
+   * rather than a sample; 0 when there is no such key.
+   */
+  long memoryUsage(String key) {
+    CommandArgs<String, String> args =
+        new CommandArgs<>(StringCodec.UTF8).add("USAGE").addKey(key).add("SAMPLES").add(0);
+    Long bytes = probe.sync().dispatch(CommandType.MEMORY, new IntegerOutput<>(StringCodec.UTF8), args);
+    return bytes == null ? 0 : bytes;
+  }
+
+  /** {@code SCARD}: members of the set at {@code key}. */
+  long setSize(String key) {
+    return probe.sync().scard(key);
+  }
+
+  /** {@code HLEN}: fields of the hash at {@code key}. */
+  long hashSize(String key) {
+    return probe.sync().hlen(key);
   }
 
   @Override

@@ -1,14 +1,16 @@
 package io.delayq.bench;
 
+import io.delayq.Delayq;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * Runs every scenario for every contender, one after another, on one Redis; then delayq alone on
- * that Redis and on a Redis Cluster ({@link ClusterScenario}); then delayq's enqueue on a primary
- * with one replica, with and without waiting for it ({@link DurableScenario}). A contender that
- * fails in one scenario gets a row saying so, and the run goes on.
+ * Runs every scenario for every contender, one after another, on one Redis, and the memory of
+ * delayq's idempotency window there ({@link IdempotencyScenario}); then delayq alone on that Redis
+ * and on a Redis Cluster ({@link ClusterScenario}); then delayq's enqueue on a primary with one
+ * replica, with and without waiting for it ({@link DurableScenario}). A contender that fails in
+ * one scenario gets a row saying so, and the run goes on.
  */
 final class Benchmark {
   /** The queues compared; the redis-benchmark ceiling is measured apart ({@link Ceiling}). */
@@ -62,6 +64,9 @@ final class Benchmark {
     for (Contender.Factory f : CONTENDERS) {
       memoryThenBacklog(f);
     }
+    attempt("idempotency window", DelayqContender.factory(1), () -> IdempotencyScenario.run(bench),
+        r -> results.idempotency = r,
+        e -> Results.IdempotencyResult.notRun(s.memoryJobs(), Delayq.Builder.DEFAULT_IDEMPOTENCY_WINDOW, e));
     for (int backlog : s.backlogSizes()) {
       for (Contender.Factory f : CONTENDERS) {
         if (Results.find(results.backlog, x -> x.contender().equals(f.name()) && x.backlog() == backlog).isEmpty()) {

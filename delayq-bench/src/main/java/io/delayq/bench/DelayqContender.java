@@ -15,8 +15,11 @@ import java.util.function.Function;
 
 /**
  * delayq, through its public API only: {@code schedule} for the plain call, {@code scheduleAll} for
- * bulk, {@code startWorkers} with the default lease and claim batch for consumers. The durable
- * variant ({@link #durableFactory}) differs only in {@code waitForReplicas}.
+ * bulk, {@code startWorkers} with the default lease and claim batch for consumers. Every setting of
+ * the client is the library's default, as users get it, the idempotency window included (so every
+ * ack also remembers the job's id). The durable variant ({@link #durableFactory}) differs only in
+ * {@code waitForReplicas}; the one the idempotency scenario compares against ({@link
+ * #windowFactory}) only in {@code idempotencyWindow}.
  */
 final class DelayqContender implements Contender {
   static final String NAME = "delayq";
@@ -34,9 +37,17 @@ final class DelayqContender implements Contender {
     }
   }
 
-  /** delayq with queues of {@code partitions} partitions. */
+  /** delayq with queues of {@code partitions} partitions and the default settings (idempotency window on). */
   static Factory factory(int partitions) {
     return factory(partitions, Delayq::connect);
+  }
+
+  /**
+   * delayq with queues of one partition and ids of finished jobs remembered for {@code window}
+   * ({@code idempotencyWindow(window)}; {@link Duration#ZERO} turns the window off).
+   */
+  static Factory windowFactory(Duration window) {
+    return factory(1, uri -> Delayq.builder().redisUrl(uri).idempotencyWindow(window).build());
   }
 
   /**
@@ -98,8 +109,9 @@ final class DelayqContender implements Contender {
 
   @Override
   public long pending() {
-    QueueStats stats = queue.stats();
-    return stats.scheduled() + stats.active();
+    QueueStats stats = queue.admin().stats();
+    // why: a job whose lease ended without an ack is still the queue's to deliver again
+    return stats.scheduled() + stats.active() + stats.expired();
   }
 
   @Override

@@ -1,10 +1,12 @@
 package io.delayq.bench;
 
+import io.delayq.Delayq;
 import io.delayq.embedded.RedisClusterProcesses;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -31,8 +33,13 @@ final class Report {
   static final String BACKLOG = "## Backlog growth";
   static final String PARTITIONS = "## Partitions";
   static final List<String> SCENARIO_SECTIONS = List.of(ENQUEUE, DRAIN, STEADY, IDLE, MEMORY, BACKLOG, PARTITIONS);
+  static final String IDEMPOTENCY = "## Idempotency window";
+  /** The label of the window's headline figure, in its section and in the progress log. */
+  static final String BYTES_PER_FINISHED_ID = "idempotency window: bytes per finished id";
   static final String WHERE_THE_TIME_GOES = "## Where the time goes";
   static final String DURABLE = "## Durable schedules (WAIT for a replica)";
+  /** Most ids one of a partition's two idempotency sets holds (see {@code Delayq.Builder#idempotencyWindow}). */
+  private static final long IDS_PER_SET_CAP = 1_000_000;
   /** Ratios of the cluster to the single node within this band read as "about the same". */
   private static final double SAME_BAND = 0.10;
 
@@ -71,6 +78,7 @@ final class Report {
     steady();
     idle();
     memory();
+    idempotency();
     backlog();
     partitions();
     cluster();
@@ -114,7 +122,8 @@ final class Report {
         + "`), `save \"\"`, no AOF, `maxmemory-policy noeviction`, on 127.0.0.1; FLUSHALL between runs");
     row("delayq", RunInfo.delayqVersion() + ", public API only: `schedule`, `scheduleAll` in chunks of "
         + Fmt.count(s.bulkChunk()) + ", `startWorkers` with concurrency " + s.workerThreads()
-        + ", other options default; 1 partition unless said");
+        + ", other options default (so the idempotency window is on: "
+        + minutesOf(Delayq.Builder.DEFAULT_IDEMPOTENCY_WINDOW) + "); 1 partition unless said");
     row("Redisson", RunInfo.redissonVersion() + ", `RDelayedQueue` over `RBlockingQueue`, single server, codec "
         + RedissonContender.defaultCodec() + " (its default), every other setting default; " + s.workerThreads()
         + " consumer threads in `take()`. Redisson 3.x marks `RDelayedQueue` deprecated in favour of"
@@ -326,6 +335,80 @@ final class Report {
     }
     ceilingNotApplicable(4);
     line();
+  }
+
+  private void idempotency() {
+    Results.IdempotencyResult x = r.idempotency;
+    Duration window = x == null ? Delayq.Builder.DEFAULT_IDEMPOTENCY_WINDOW : x.window();
+    int jobs = x == null ? s.memoryJobs() : x.jobs();
+    line(IDEMPOTENCY);
+    line();
+    line("delayq alone. An acked (or cancelled) job leaves its id behind for the idempotency window (default "
+        + minutesOf(window) + "), in two Redis sets per partition that take turns, so that a retried `schedule` of"
+        + " that id with `DuplicatePolicy.KEEP` does not run the job again. " + Fmt.count(jobs) + " jobs, loaded"
+        + " already due with the bulk call, then drained by " + s.workerThreads() + " handler threads (1"
+        + " partition), twice, each on an emptied Redis: with the default window, as delayq runs in every other"
+        + " table, then with"
+        + " `idempotencyWindow(Duration.ZERO)`. `used_memory` once every job was acked and the clients had closed,"
+        + " minus before the load; the difference between the two runs, per job, is what one finished id costs."
+        + " `MEMORY USAGE … SAMPLES 0` weighs the two sets directly. Ids are the benchmark's job numbers, 1 to "
+        + Integer.toString(Math.max(0, jobs - 1)).length() + " decimal digits; longer ids cost more.");
+    line();
+    row("run", "finished ids", "`used_memory` growth (bytes)", "id sets, `MEMORY USAGE` (bytes)", "ids held",
+        "drain (jobs/s)", "lost", "duplicates", "note");
+    line("|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    Optional<Results.DrainResult> on = Optional.ofNullable(x).map(Results.IdempotencyResult::on);
+    Optional<Results.DrainResult> off = Optional.ofNullable(x).map(Results.IdempotencyResult::off);
+    row("window on (default, " + minutesOf(window) + ")", Fmt.count(jobs),
+        x == null ? Fmt.NONE : Fmt.decimal(x.usedMemoryOn(), 0),
+        x == null ? Fmt.NONE : Fmt.decimal(x.doneSetBytes(), 0),
+        x == null || x.idsHeld() < 0 ? Fmt.NONE : Fmt.count(x.idsHeld()),
+        on.map(e -> Fmt.rate(e.perSecond())).orElse(Fmt.NONE), lost(on.map(Results.DrainResult::integrity)),
+        duplicates(on.map(Results.DrainResult::integrity)),
+        on.map(e -> noteWithUnexpected(e.note(), e.integrity())).orElse(x == null ? "not run" : ""));
+    row("window off (`idempotencyWindow(Duration.ZERO)`)", Fmt.count(jobs),
+        x == null ? Fmt.NONE : Fmt.decimal(x.usedMemoryOff(), 0), NA, NA,
+        off.map(e -> Fmt.rate(e.perSecond())).orElse(Fmt.NONE), lost(off.map(Results.DrainResult::integrity)),
+        duplicates(off.map(Results.DrainResult::integrity)),
+        off.map(e -> noteWithUnexpected(e.note(), e.integrity())).orElse(x == null ? "not run" : ""));
+    line();
+    line(idempotencyFinding(x));
+    line();
+  }
+
+  /** The sentences computed from the idempotency table: the headline figure, its check, what it adds up to. */
+  private static String idempotencyFinding(Results.IdempotencyResult x) {
+    if (x == null || !Double.isFinite(x.bytesPerFinishedId())) {
+      return "**" + BYTES_PER_FINISHED_ID + ": not measured**"
+          + (x == null || x.note().isEmpty() ? "." : " (" + x.note() + ").");
+    }
+    double perId = x.bytesPerFinishedId();
+    List<String> out = new ArrayList<>();
+    out.add("**" + BYTES_PER_FINISHED_ID + ": " + Fmt.decimal(perId, 1) + "** (`used_memory`, window"
+        + " on minus off, over " + Fmt.count(x.jobs()) + " ids); the sets' own `MEMORY USAGE` comes to "
+        + Fmt.decimal(x.doneSetBytesPerId(), 1) + " bytes per id (it adds up the structures' sizes, where"
+        + " `used_memory` counts what the allocator handed out, so the two may differ by a few bytes).");
+    double on = x.on() == null ? Double.NaN : x.on().perSecond();
+    double off = x.off() == null ? Double.NaN : x.off().perSecond();
+    if (on > 0 && off > 0) {
+      out.add("With the window the drain ran at " + Fmt.ratio(on / off) + " its rate without it (one drain"
+          + " each, so a rough guide; the drain table measures delayq with the window on).");
+    }
+    // why: ids are kept at least one window and at most two, so a steady rate holds between one and two windows'
+    // worth, each set capped at the documented 1,000,000 ids per partition
+    long perWindow = Math.min(IDS_PER_SET_CAP, 1_000L * x.window().toSeconds());
+    out.add("At " + minutesOf(x.window()) + ", a partition that finishes 1,000 jobs/s holds " + Fmt.count(perWindow)
+        + " to " + Fmt.count(2 * perWindow) + " ids: " + Fmt.decimal(perWindow * perId / 1e6, 0) + " to "
+        + Fmt.decimal(2 * perWindow * perId / 1e6, 0) + " MB at this cost per id.");
+    if (!x.note().isEmpty()) {
+      out.add("Note: " + x.note() + ".");
+    }
+    return String.join(" ", out);
+  }
+
+  /** {@code 5 min}, or {@code 90 s} for a window that is not whole minutes. */
+  private static String minutesOf(Duration d) {
+    return d.toSeconds() % 60 == 0 ? d.toMinutes() + " min" : d.toSeconds() + " s";
   }
 
   private void backlog() {

@@ -1,5 +1,6 @@
 package io.delayq.bench;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -16,6 +17,8 @@ public final class Results {
   final List<SteadyResult> steady = new ArrayList<>();
   final List<IdleResult> idle = new ArrayList<>();
   final List<MemoryResult> memory = new ArrayList<>();
+  /** delayq's idempotency window, measured apart from the contenders' tables; {@code null} until run. */
+  IdempotencyResult idempotency;
   final List<DrainResult> backlog = new ArrayList<>();
   final List<DrainResult> partitions = new ArrayList<>();
   final List<ClusterResult> cluster = new ArrayList<>();
@@ -82,6 +85,39 @@ public final class Results {
    */
   record MemoryResult(String contender, int jobs, double bytesPerJob, double loadSeconds, Integrity integrity,
       String note) {}
+
+  /**
+   * What the idempotency window costs Redis: the same due jobs drained twice by delayq, each time on
+   * an emptied Redis, with the default window and with {@code idempotencyWindow(Duration.ZERO)}.
+   *
+   * @param jobs jobs drained, and so ids finished, in each run
+   * @param window the default window the first run has
+   * @param usedMemoryOn {@code used_memory} once every job of the run with the window was acked and its
+   *     clients had closed, minus before the load; NaN when not measured
+   * @param usedMemoryOff the same for the run without the window
+   * @param doneSetBytes {@code MEMORY USAGE ... SAMPLES 0} of the window's id sets after the run with
+   *     it, summed; NaN when not measured
+   * @param idsHeld how many ids those sets held then ({@code SCARD}, summed); -1 when not measured
+   * @param on the drain with the window, as in the drain scenario; {@code null} when not run
+   * @param off the drain without it; {@code null} when not run
+   */
+  record IdempotencyResult(int jobs, Duration window, double usedMemoryOn, double usedMemoryOff,
+      double doneSetBytes, long idsHeld, DrainResult on, DrainResult off, String note) {
+
+    static IdempotencyResult notRun(int jobs, Duration window, String why) {
+      return new IdempotencyResult(jobs, window, Double.NaN, Double.NaN, Double.NaN, -1, null, null, why);
+    }
+
+    /** The headline figure: {@code used_memory} with the window minus without it, per finished id. */
+    double bytesPerFinishedId() {
+      return (usedMemoryOn - usedMemoryOff) / jobs;
+    }
+
+    /** The window's id sets' own size per finished id ({@code MEMORY USAGE}). */
+    double doneSetBytesPerId() {
+      return doneSetBytes / jobs;
+    }
+  }
 
   /** What a cluster scenario run measured. */
   enum ClusterMeasure {

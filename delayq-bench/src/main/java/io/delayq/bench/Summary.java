@@ -43,6 +43,12 @@ final class Summary {
       return String.format(Locale.ROOT, "%s bytes/job%s%s", Fmt.decimal(r.bytesPerJob(), 0),
           integrity(r.integrity()), note(r.note()));
     }
+    if (result instanceof Results.IdempotencyResult r) {
+      return String.format(Locale.ROOT, "idempotency window: %s bytes per finished id (done sets: %s bytes per id)%s%s",
+          Fmt.decimal(r.bytesPerFinishedId(), 1), Fmt.decimal(r.doneSetBytesPerId(), 1),
+          r.on() == null || r.off() == null ? "" : integrity(r.on().integrity().plus(r.off().integrity())),
+          note(r.note()));
+    }
     return String.valueOf(result);
   }
 

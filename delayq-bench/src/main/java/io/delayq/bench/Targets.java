@@ -163,6 +163,10 @@ final class Targets {
         missing += add(all, x.integrity());
       }
     }
+    if (r.idempotency != null) {
+      missing += add(all, r.idempotency.on() == null ? null : r.idempotency.on().integrity());
+      missing += add(all, r.idempotency.off() == null ? null : r.idempotency.off().integrity());
+    }
     Integrity sum = all.stream().reduce(Integrity.NONE, Integrity::plus);
     String measured = String.format(Locale.ROOT, "%d lost, %d duplicates, %d unexpected over %d runs (%s jobs)%s",
         sum.lost(), sum.duplicates(), sum.unexpected(), all.size(), Fmt.count(sum.expected()),

@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Runs the benchmark's quick mode in this JVM, into a temp dir, and checks what it wrote: a report
  * with a row per contender in every scenario table, a Redis Cluster table with figures for the single
  * node and the cluster, a durable schedules table with figures for plain and durable enqueue, valid
- * PNG plots, and no job of delayq lost or delivered twice.
+ * PNG plots, the idempotency window's bytes per finished id at a plausible size, and no job of delayq
+ * lost or delivered twice.
  */
 class BenchQuickIT {
   private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
@@ -106,6 +109,27 @@ class BenchQuickIT {
       assertThat(row.get(durableLost + 1)).as("duplicates, %s", mode).isEqualTo("0");
     }
     assertThat(text).contains("Waiting for the replica, delayq scheduled one job at a time at ");
+
+    List<String> idempotency = tableOf(text, Report.IDEMPOTENCY);
+    List<String> idempotencyHeader = cells(idempotency.get(0));
+    int idempotencyLost = idempotencyHeader.indexOf("lost");
+    assertThat(idempotencyLost).as("lost column of the idempotency table").isPositive();
+    for (String run : List.of("window on", "window off")) {
+      List<String> row = cells(idempotency.stream().filter(line -> line.startsWith("| " + run + " "))
+          .findFirst().orElseThrow(() -> new AssertionError("no idempotency row for " + run)));
+      assertThat(row.get(idempotencyLost)).as("lost, %s", run).isEqualTo("0");
+      assertThat(row.get(idempotencyLost + 1)).as("duplicates, %s", run).isEqualTo("0");
+    }
+    Matcher perId = Pattern.compile("\\*\\*" + Pattern.quote(Report.BYTES_PER_FINISHED_ID) + ": ([0-9.,]+)\\*\\*")
+        .matcher(text);
+    assertThat(perId.find()).as("the figure '%s' in the report", Report.BYTES_PER_FINISHED_ID).isTrue();
+    // why: a set member costs Redis tens of bytes (entry, string, bucket); far off that, the measurement is broken
+    assertThat(Double.parseDouble(perId.group(1).replace(",", ""))).as(Report.BYTES_PER_FINISHED_ID)
+        .isBetween(10.0, 200.0);
+    Results.IdempotencyResult measured = outcome.results().idempotency;
+    assertThat(measured).isNotNull();
+    assertThat(measured.idsHeld()).as("ids the window held").isEqualTo(measured.jobs());
+    assertThat(measured.doneSetBytesPerId()).as("MEMORY USAGE of the id sets per id").isBetween(10.0, 200.0);
 
     for (String plot : PLOTS) {
       Path png = out.resolve("docs/bench").resolve(plot);
