@@ -202,8 +202,10 @@ public final class Delayq implements AutoCloseable {
      * such an id again follows its {@link DuplicatePolicy} as if the job still existed: with
      * {@link DuplicatePolicy#KEEP} a retried schedule whose first try went through and already ran
      * is not run twice. Ids are kept for at least this long and at most twice it, and at most
-     * 1,000,000 per partition in each half (beyond that the oldest go first). {@link Duration#ZERO}
-     * turns it off. Each remembered id costs Redis about the bytes BENCHMARKS.md measures.
+     * 1,000,000 per partition in each half (beyond that the oldest go sooner). The window in force
+     * on a queue is the longest one any of its clients uses, so a client with a shorter window
+     * never erases ids another relies on. {@link Duration#ZERO} turns this client's own window off.
+     * Each remembered id costs Redis about the bytes BENCHMARKS.md measures.
      *
      * @since 0.2.0
      */

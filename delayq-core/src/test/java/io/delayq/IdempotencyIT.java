@@ -72,4 +72,26 @@ class IdempotencyIT {
           .isEqualTo(ScheduledJob.Outcome.CREATED);
     }
   }
+
+  @Test
+  void aClientWithAShorterWindowDoesNotEraseTheIdsAnotherClientReliesOn() {
+    String name = TestRedis.uniqueQueue("idem-clients");
+    try (Delayq longWindow = Delayq.builder().redisUrl(TestRedis.url()).idempotencyWindow(Duration.ofHours(1)).build();
+        Delayq shortWindow = Delayq.builder().redisUrl(TestRedis.url()).idempotencyWindow(Duration.ofMillis(100)).build()) {
+      JobQueue producer = longWindow.queue(name);
+      JobQueue other = shortWindow.queue(name);
+      JobRequest order = JobRequest.of("charge card").withId("order-1").withOnDuplicate(DuplicatePolicy.KEEP);
+      producer.schedule(order);
+      producer.pull().ack(producer.pull().claim(1, Duration.ofSeconds(30)).get(0));
+      long started = System.nanoTime();
+      // The other client finishes unrelated jobs for several of its short windows.
+      for (int i = 0; System.nanoTime() - started < Duration.ofMillis(600).toNanos(); i++) {
+        other.schedule(JobRequest.of("x").withId("other-" + i));
+        other.pull().ack(other.pull().claim(1, Duration.ofSeconds(30)).get(0));
+      }
+      assertThat(producer.schedule(order).outcome())
+          .as("a KEEP retry within the 1 h window does not schedule the finished job again")
+          .isEqualTo(ScheduledJob.Outcome.KEPT);
+    }
+  }
 }

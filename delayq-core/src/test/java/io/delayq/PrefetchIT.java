@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -28,6 +29,7 @@ class PrefetchIT {
       try (Workers workers = queue.startWorkers(job -> {
             runs.computeIfAbsent(job.id(), id -> new AtomicInteger()).incrementAndGet();
             if (job.id().equals("slow")) {
+              job.extendLease(Duration.ofSeconds(10)); // a long handler keeps its own lease
               Thread.sleep(3_000);
             }
           }, WorkerOptions.builder().concurrency(1).lease(Duration.ofSeconds(1)).build())) {
@@ -115,6 +117,39 @@ class PrefetchIT {
       return evalsha + (m.find() ? Long.parseLong(m.group(1)) : 0);
     } finally {
       raw.shutdown();
+    }
+  }
+
+  @Test
+  void anExecutorThatSilentlyDropsATaskDoesNotWedgeTheWorkers() throws Exception {
+    java.util.concurrent.ThreadPoolExecutor executor = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0,
+        TimeUnit.MILLISECONDS, new java.util.concurrent.ArrayBlockingQueue<>(1),
+        new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
+    java.util.concurrent.CountDownLatch appBusy = new java.util.concurrent.CountDownLatch(1);
+    // The application's own work fills the executor for a moment: what comes now is discarded.
+    executor.execute(() -> {
+      try {
+        appBusy.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    executor.execute(() -> {});
+    try (Delayq delayq = Delayq.connect(TestRedis.url())) {
+      JobQueue queue = delayq.queue(TestRedis.uniqueQueue("discard"));
+      Set<String> handled = ConcurrentHashMap.newKeySet();
+      try (Workers workers = queue.startWorkers(j -> handled.add(j.id()),
+          WorkerOptions.builder().concurrency(1).executor(executor).sweepInterval(Duration.ofMillis(200)).build())) {
+        queue.schedule(JobRequest.of("x").withId("first"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> queue.admin().stats().active() == 1);
+        appBusy.countDown();
+        for (int i = 0; i < 5; i++) {
+          queue.schedule(JobRequest.of("x").withId("later-" + i));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> handled.size() == 6);
+      }
+    } finally {
+      executor.shutdownNow();
     }
   }
 }

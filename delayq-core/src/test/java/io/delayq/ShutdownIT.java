@@ -183,4 +183,55 @@ class ShutdownIT {
     }
     assertThat(delayq.isClosed()).isTrue();
   }
+
+  @Test
+  void aHandlerThatClosesItsOwnWorkersReturnsPromptly() throws Exception {
+    try (Delayq delayq = Delayq.connect(TestRedis.url())) {
+      JobQueue queue = delayq.queue(TestRedis.uniqueQueue("self-close"));
+      AtomicReference<Workers> self = new AtomicReference<>();
+      java.util.concurrent.CompletableFuture<Long> closeTook = new java.util.concurrent.CompletableFuture<>();
+      AtomicBoolean interrupted = new AtomicBoolean();
+      CountDownLatch ready = new CountDownLatch(1);
+      Workers workers = queue.startWorkers(job -> {
+        ready.await(5, TimeUnit.SECONDS);
+        long t0 = System.nanoTime();
+        self.get().close(); // "stop after this job"
+        closeTook.complete(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+        interrupted.set(Thread.currentThread().isInterrupted());
+      }, options().build());
+      self.set(workers);
+      ready.countDown();
+      queue.schedule(JobRequest.of("last").withId("stop"));
+      assertThat(closeTook.get(30, TimeUnit.SECONDS)).isLessThan(2_000L);
+      assertThat(interrupted).isFalse();
+      await().atMost(Duration.ofSeconds(5)).until(() -> queue.get("stop").isEmpty());
+    }
+  }
+
+  @Test
+  void closeLeavesNoThreadBehind() throws Exception {
+    for (int round = 0; round < 3; round++) {
+      Delayq delayq = Delayq.connect(TestRedis.url());
+      JobQueue queue = delayq.queue(TestRedis.uniqueQueue("threads"));
+      queue.schedule(JobRequest.of("x"));
+      queue.startWorkers(j -> {}, options().concurrency(3).build());
+      CountDownLatch polling = new CountDownLatch(1);
+      Thread poller = new Thread(() -> {
+        polling.countDown();
+        try {
+          queue.pull().claim(1, Duration.ofSeconds(1), Duration.ofSeconds(2));
+        } catch (RuntimeException e) {
+          // the client closed under it
+        }
+      });
+      poller.start();
+      polling.await();
+      delayq.close();
+      poller.join(10_000);
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive)
+        .map(Thread::getName)
+        .noneMatch(n -> n.startsWith("delayq-") || n.startsWith("lettuce-")));
+  }
 }

@@ -67,9 +67,15 @@ public final class DelayqClient implements AutoCloseable {
             .build();
     // why: a path that silently stops forwarding is never noticed by TCP on its own (keepalive
     // probes may be answered by a middlebox); a link that answers no PING within the command
-    // timeout is dropped, and Lettuce reconnects it. The timeout, not less: a PING queues behind a
-    // large pipelined scheduleAll, and a healthy but busy link must not be dropped.
-    this.linkWatchdog = new LinkWatchdog(resources, LinkWatchdog.DEFAULT_INTERVAL, settings.commandTimeout());
+    // timeout (at least 2 s) is dropped, and Lettuce reconnects it. Not less: a PING queues behind
+    // a large pipelined scheduleAll, and a healthy but busy link must not be dropped.
+    this.linkWatchdog =
+        new LinkWatchdog(
+            resources,
+            LinkWatchdog.DEFAULT_INTERVAL,
+            settings.commandTimeout().compareTo(LinkWatchdog.DEFAULT_PROBE_TIMEOUT) > 0
+                ? settings.commandTimeout()
+                : LinkWatchdog.DEFAULT_PROBE_TIMEOUT);
     ClientOptions options =
         ClientOptions.builder()
             .autoReconnect(true)
@@ -97,7 +103,8 @@ public final class DelayqClient implements AutoCloseable {
     linkWatchdog.watch("producer", connection);
     this.serverTime = ServerTime.probe(connection);
     this.scripts = new ScriptRunner(commands, serverTime);
-    this.wakeBus = new WakeBus(connector, resources, c -> linkWatchdog.watch("wake-up", c));
+    this.wakeBus =
+        new WakeBus(connector, resources, c -> linkWatchdog.watch("wake-up", c), linkWatchdog::unwatch);
     checkEvictionPolicy();
     openWorkerConnection();
   }

@@ -99,8 +99,8 @@ final class Puller implements PullConsumer {
     boolean answered;
     boolean interrupted;
     Throwable failure;
-    /** Whether every failure was a call refused before it was sent (so it leased nothing). */
-    boolean allRefusedUnsent = true;
+    /** Whether some partition's claim may have leased jobs whose answer never came. */
+    boolean outcomeUnknown;
     long nextWakeNanos = Long.MAX_VALUE;
 
     /** A claim that got no job and no answer from any partition failed, and says why. */
@@ -108,7 +108,7 @@ final class Puller implements PullConsumer {
       if (answered || failure == null || !jobs.isEmpty()) {
         return;
       }
-      if (!allRefusedUnsent) {
+      if (outcomeUnknown) {
         throw new OutcomeUnknownException(
             "no partition at " + redisUri + " answered the claim (" + failure.getMessage() + "); whatever it"
                 + " leased is handed back (uncounted) as soon as an answer arrives",
@@ -159,8 +159,8 @@ final class Puller implements PullConsumer {
         if (filled.failure == null) {
           filled.failure = failure;
         }
-        if (!(Errors.translate(failure, "", null, null, 0) instanceof io.delayq.RedisUnavailableException)) {
-          filled.allRefusedUnsent = false;
+        if (Errors.translate(failure, "", null, null, 0) instanceof OutcomeUnknownException) {
+          filled.outcomeUnknown = true;
         }
       }
       if (result.interrupted()) {

@@ -49,7 +49,18 @@ public final class Rules {
               + ". Use a shorter key (a hash of the long one, for example)");
     }
     for (int i = 0; i < id.length(); i++) {
-      if (Character.isISOControl(id.charAt(i))) {
+      char c = id.charAt(i);
+      boolean paired =
+          Character.isHighSurrogate(c) ? i + 1 < id.length() && Character.isLowSurrogate(id.charAt(i + 1))
+              : !Character.isLowSurrogate(c) || (i > 0 && Character.isHighSurrogate(id.charAt(i - 1)));
+      if (!paired) {
+        // why: UTF-8 cannot encode a lone surrogate; Java would write '?', merging this id with another
+        throw new InvalidRequestException(
+            "id",
+            "'" + abbreviate(id) + "' contains a lone UTF-16 surrogate U+" + String.format("%04X", (int) c)
+                + " at index " + i + ", which has no UTF-8 form; ids must be valid Unicode text");
+      }
+      if (Character.isISOControl(c)) {
         throw new InvalidRequestException(
             "id",
             "'"

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,15 +49,23 @@ final class WakeBus implements AutoCloseable {
     ScheduledFuture<?> linger;
   }
 
-  private final java.util.function.Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> onConnected;
+  /** How long a cluster pub/sub connection may stay down before it is replaced by a new one. */
+  private static final long REPLACE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+  private final Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> onConnected;
+  private final Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> onReplaced;
+  private ScheduledFuture<?> health;
+  private long downSinceNanos;
 
   WakeBus(
       RedisConnector connector,
       ClientResources resources,
-      java.util.function.Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> onConnected) {
+      Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> onConnected,
+      Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> onReplaced) {
     this.connector = connector;
     this.resources = resources;
     this.onConnected = onConnected;
+    this.onReplaced = onReplaced;
   }
 
   /**
@@ -140,6 +149,9 @@ final class WakeBus implements AutoCloseable {
                 connectRetryMillis = RETRY_MIN_MILLIS;
                 connection = opened;
                 onConnected.accept(opened);
+                if (health == null && connector.isCluster()) {
+                  health = resources.eventExecutorGroup().scheduleWithFixedDelay(this::replaceIfStuck, 1, 1, TimeUnit.SECONDS);
+                }
                 connection.addListener(
                     new RedisPubSubAdapter<>() {
                       @Override
@@ -150,6 +162,46 @@ final class WakeBus implements AutoCloseable {
                 channels.forEach(this::subscribe);
               }
             });
+  }
+
+  /**
+   * A cluster pub/sub connection whose node died may keep reconnecting to that same node for a
+   * long time (seen in the failover test: no move within 10 s). One that has been down for two
+   * seconds is replaced by a new connection, which Lettuce opens to a node that is up now, and
+   * every channel is subscribed there again.
+   */
+  private void replaceIfStuck() {
+    StatefulRedisPubSubConnection<byte[], byte[]> stuck;
+    synchronized (this) {
+      if (closed || connection == null || connecting) {
+        return;
+      }
+      if (connection.isOpen()) {
+        downSinceNanos = 0;
+        return;
+      }
+      long now = System.nanoTime();
+      if (downSinceNanos == 0) {
+        downSinceNanos = now;
+        return;
+      }
+      if (now - downSinceNanos < REPLACE_AFTER_NANOS) {
+        return;
+      }
+      stuck = connection;
+      connection = null;
+      downSinceNanos = 0;
+      for (Channel channel : channels.values()) {
+        channel.subscribing = false;
+        if (channel.confirmed.isDone()) {
+          channel.confirmed = new CompletableFuture<>();
+        }
+      }
+      log.info("the wake-up connection has been down for 2 s; opening a new one to a node that is up");
+      connect();
+    }
+    onReplaced.accept(stuck);
+    stuck.closeAsync();
   }
 
   private synchronized void retryConnect() {
@@ -215,6 +267,9 @@ final class WakeBus implements AutoCloseable {
       closed = true;
       open = connection;
       connection = null;
+      if (health != null) {
+        health.cancel(false);
+      }
     }
     // why: outside the lock; closing waits for the I/O thread, whose callbacks take the lock
     if (open != null) {

@@ -55,6 +55,10 @@ final class WorkerPool implements Workers {
   private final LeaseKeeper keeper;
   private final Set<Delivery> running = ConcurrentHashMap.newKeySet();
   private final AtomicInteger drainers = new AtomicInteger();
+  /** Handler tasks given to the executor and not yet started; see {@link #reclaimDroppedTasks}. */
+  private final Set<DrainTask> submitted = ConcurrentHashMap.newKeySet();
+  /** The delivery the current thread is running, when it is one of this pool's handler threads. */
+  private final ThreadLocal<Delivery> runningHere = new ThreadLocal<>();
   /** Jobs claimed and not yet settled or handed back: buffered plus running. */
   private final AtomicInteger held = new AtomicInteger();
   private final AtomicInteger pendingWrites = new AtomicInteger();
@@ -138,6 +142,10 @@ final class WorkerPool implements Workers {
    * claims come in batches.
    */
   private int room() {
+    if (!buffer.isEmpty()) {
+      // why: the loop calls this at least once a sweep; it revives handler tasks an executor dropped
+      startDrainers();
+    }
     long average = averageHandlerNanos;
     long prefetch = 0;
     if (average > 0) {
@@ -180,16 +188,20 @@ final class WorkerPool implements Workers {
    * spares a thread hand-off per job.
    */
   private void startDrainers() {
+    reclaimDroppedTasks();
     while (!buffer.isEmpty() && !closed.get()) {
       int n = drainers.get();
       if (n >= options.concurrency()) {
         return;
       }
       if (drainers.compareAndSet(n, n + 1)) {
+        DrainTask task = new DrainTask(ticker.nanoTime());
+        submitted.add(task);
         try {
-          executor.execute(this::drain);
+          executor.execute(task);
           rejections = 0;
         } catch (RejectedExecutionException e) {
+          submitted.remove(task);
           drainers.decrementAndGet();
           long backoff = Math.min(MAX_REJECTED_BACKOFF_MILLIS, 1000L << Math.min(rejections++, 4));
           log.warn("the executor refused work for queue '{}'; handing the waiting jobs back and claiming"
@@ -198,6 +210,49 @@ final class WorkerPool implements Workers {
           loop.pauseFor(backoff);
           return;
         }
+      }
+    }
+  }
+
+  /**
+   * A handler task. An executor may drop one silently (a discard policy, a full queue that
+   * swallows work): one not started within a sweep interval is written off, so that a fresh one
+   * takes its place instead of the pool waiting for it for ever. Should it start after all, it
+   * does nothing.
+   */
+  private final class DrainTask implements Runnable {
+    private final long submittedAt;
+    private final AtomicBoolean claimed = new AtomicBoolean();
+
+    DrainTask(long submittedAt) {
+      this.submittedAt = submittedAt;
+    }
+
+    @Override
+    public void run() {
+      if (!claimed.compareAndSet(false, true)) {
+        return;
+      }
+      submitted.remove(this);
+      drain();
+    }
+
+    boolean writeOffIfStale(long now) {
+      return now - submittedAt > options.sweepInterval().toNanos() && claimed.compareAndSet(false, true);
+    }
+  }
+
+  private void reclaimDroppedTasks() {
+    if (submitted.isEmpty()) {
+      return;
+    }
+    long now = ticker.nanoTime();
+    for (DrainTask task : submitted) {
+      if (task.writeOffIfStale(now)) {
+        submitted.remove(task);
+        drainers.decrementAndGet();
+        log.warn("the executor of queue '{}' did not run a handler task within {}; starting another",
+            settling.queueName(), options.sweepInterval());
       }
     }
   }
@@ -231,6 +286,7 @@ final class WorkerPool implements Workers {
 
   private void runJob(Delivery job) {
     running.add(job);
+    runningHere.set(job);
     if (closed.get()) {
       keeper.keep(job, settling, options.lease().toMillis());
     }
@@ -252,6 +308,7 @@ final class WorkerPool implements Workers {
         fail(job, failure);
       }
     } finally {
+      runningHere.remove();
       keeper.release(job);
       running.remove(job);
       int left = held.decrementAndGet();
@@ -322,7 +379,7 @@ final class WorkerPool implements Workers {
         executor.shutdown();
       }
       long deadline = ticker.nanoTime() + options.shutdownTimeout().toNanos();
-      while (!running.isEmpty() && ticker.nanoTime() - deadline < 0) {
+      while (othersRunning() > 0 && ticker.nanoTime() - deadline < 0) {
         idle.await(Math.min(10_000_000L, deadline - ticker.nanoTime()));
       }
     } catch (InterruptedException e) {
@@ -332,12 +389,13 @@ final class WorkerPool implements Workers {
       log.info("{} job(s) of queue '{}' claimed but not started were handed back to the schedule",
           unstarted.size(), settling.queueName());
     }
-    List<String> stragglers = running.stream().map(Delivery::id).toList();
+    Delivery own = runningHere.get();
+    List<String> stragglers = running.stream().filter(d -> d != own).map(Delivery::id).toList();
     if (!stragglers.isEmpty()) {
       log.warn("{} handler(s) of queue '{}' still run after the shutdown timeout of {}: {}. Their jobs keep"
           + " their leases until they return; no other worker starts them meanwhile", stragglers.size(),
           settling.queueName(), options.shutdownTimeout(), stragglers.size() > 20 ? stragglers.subList(0, 20) + "…" : stragglers);
-      if (ownsExecutor) {
+      if (ownsExecutor && own == null) {
         executor.shutdownNow();
       }
     }
@@ -352,6 +410,11 @@ final class WorkerPool implements Workers {
       }
     });
     log.info("stopped workers of queue '{}'", settling.queueName());
+  }
+
+  /** Handlers running now, not counting the one that called (a handler closing its own pool). */
+  private int othersRunning() {
+    return running.size() - (runningHere.get() != null ? 1 : 0);
   }
 
   private void awaitStragglersThenFinish() {

@@ -28,5 +28,5 @@ end
 -- The record is "<format>|<maxAttempts>|<createdMs>|<payload>"; only the header is matched. A
 -- record that does not parse allows one attempt, so it goes dead rather than failing the script.
 local function max_attempts_of(record)
-  return tonumber(string.match(record or '', '^%d+|(%d+)|') or '1')
+  return math.min(1000, tonumber(string.match(record or '', '^%d+|(%d+)|') or '1'))
 end

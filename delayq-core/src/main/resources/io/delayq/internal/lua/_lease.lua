@@ -5,6 +5,8 @@
 -- token in the leases hash: unique per delivery, so a former holder is refused even when the job
 -- was handed back uncounted and delivered again on the same attempt.
 local LEASE_SCALE = 1024
+-- The highest attempt a lease can carry; records written by others with more are capped here.
+local MAX_ATTEMPT = 1000
 
 local function lease_score(deadline_ms, attempt)
   return deadline_ms * LEASE_SCALE + attempt
@@ -39,7 +41,9 @@ end
 -- never fall behind the server clock in microseconds, so they keep growing even if the counter
 -- is lost (a failover that dropped the last writes, a deleted key): a token is never reused.
 local function issue_tokens(count, now_us)
-  local base = math.max(tonumber(redis.call('GET', TOKENS) or '0'), now_us)
+  -- why: a counter that is not a number (written by another program) is read as 0; the clock
+  -- keeps the tokens fresh all the same
+  local base = math.max(tonumber(redis.call('GET', TOKENS)) or 0, now_us)
   redis.call('SET', TOKENS, string.format('%d', base + count))
   return base + 1
 end

@@ -60,7 +60,9 @@ if count > 0 then
   for i = 1, count do
     ids[i] = head[2 * i - 1]
   end
-  redis.call('ZREMRANGEBYRANK', SCHEDULED, 0, count - 1)
+  -- why: every read and every check comes first, the writes after them. Redis does not undo a
+  -- script that fails halfway, so a value another program wrote (a non-number where a count
+  -- belongs) must never make a claim remove jobs from the schedule and then stop.
   local records = redis.call('HMGET', JOBS, unpack(ids))
   -- Only jobs tried before have an attempts entry; most partitions most of the time have none.
   local attempts = {}
@@ -73,6 +75,7 @@ if count > 0 then
       taken = taken + 1
     end
   end
+  redis.call('ZREMRANGEBYRANK', SCHEDULED, 0, count - 1)
   if taken > 0 then
     local token = issue_tokens(taken, now_us)
     local deadline = now_ms + lease_ms
@@ -83,7 +86,7 @@ if count > 0 then
     for i, id in ipairs(ids) do
       local record = records[i]
       if record then
-        local attempt = tonumber(attempts[i] or '0') + 1
+        local attempt = math.min(MAX_ATTEMPT, (tonumber(attempts[i]) or 0) + 1)
         local score = score_text[attempt]
         if not score then
           score = string.format('%d', lease_score(deadline, attempt))

@@ -21,7 +21,7 @@ if score then
   local state = lease_deadline(score) > now_ms and 'a' or 'x'
   return {state, lease_deadline(score), lease_attempt(score), record, error, redis.call('HGET', LEASES, id)}
 end
-local attempts = tonumber(redis.call('HGET', ATTEMPTS, id) or '0')
+local attempts = tonumber(redis.call('HGET', ATTEMPTS, id)) or 0
 score = redis.call('ZSCORE', SCHEDULED, id)
 if score then
   return {'s', tonumber(score), attempts, record, error, false}

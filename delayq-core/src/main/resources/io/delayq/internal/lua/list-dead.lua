@@ -11,7 +11,7 @@ for i = 1, #ids, 2 do
   local id = ids[i]
   out[#out + 1] = id
   out[#out + 1] = tonumber(ids[i + 1])
-  out[#out + 1] = tonumber(redis.call('HGET', ATTEMPTS, id) or '0')
+  out[#out + 1] = tonumber(redis.call('HGET', ATTEMPTS, id)) or 0
   out[#out + 1] = redis.call('HGET', JOBS, id) or ''
   out[#out + 1] = redis.call('HGET', ERRORS, id) or ''
 end

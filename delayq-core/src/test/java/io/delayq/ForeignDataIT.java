@@ -1,0 +1,89 @@
+package io.delayq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.delayq.testing.TestRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Values another program wrote under delayq's prefix, and ids with no UTF-8 form, never cost
+ * other jobs: a claim reads and checks everything before it writes anything.
+ */
+class ForeignDataIT {
+
+  private static void write(String key, String field, String value) {
+    RedisClient raw = RedisClient.create(TestRedis.url());
+    try (StatefulRedisConnection<String, String> c = raw.connect()) {
+      if (field == null) {
+        c.sync().set(key, value);
+      } else {
+        c.sync().hset(key, field, value);
+      }
+    } finally {
+      raw.shutdown();
+    }
+  }
+
+  private static List<JobRequest> jobs(int n) {
+    List<JobRequest> jobs = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      jobs.add(JobRequest.of("p" + i).withId("job-" + i));
+    }
+    return jobs;
+  }
+
+  @Test
+  void aTokenCounterThatIsNotANumberLosesNoJob() {
+    String name = TestRedis.uniqueQueue("foreign-tokens");
+    try (Delayq delayq = Delayq.connect(TestRedis.url())) {
+      JobQueue queue = delayq.queue(name);
+      queue.scheduleAll(jobs(300));
+      write("{dq:" + name + ":0}:tokens", null, "n/a");
+      Set<String> handled = ConcurrentHashMap.newKeySet();
+      try (Workers workers = queue.startWorkers(j -> handled.add(j.id()), WorkerOptions.defaults())) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> handled.size() == 300);
+      }
+      assertThat(queue.admin().stats().scheduled()).isZero();
+    }
+  }
+
+  @Test
+  void anAttemptsValueThatIsNotANumberCostsNoOtherJobOfTheBatch() {
+    String name = TestRedis.uniqueQueue("foreign-attempts");
+    try (Delayq delayq = Delayq.connect(TestRedis.url())) {
+      JobQueue queue = delayq.queue(name);
+      queue.scheduleAll(jobs(50));
+      write("{dq:" + name + ":0}:attempts", "job-7", "three");
+      List<LeasedJob> claimed = queue.pull().claim(50, Duration.ofSeconds(30));
+      assertThat(claimed).hasSize(50);
+      assertThat(claimed).filteredOn(j -> j.id().equals("job-7")).extracting(LeasedJob::attempt).containsExactly(1);
+      claimed.forEach(queue.pull()::ack);
+      assertThat(queue.admin().stats().active()).isZero();
+    }
+  }
+
+  @Test
+  void anIdWithALoneSurrogateIsRefusedRatherThanMergedWithAnother() {
+    try (Delayq delayq = Delayq.connect(TestRedis.url())) {
+      JobQueue queue = delayq.queue(TestRedis.uniqueQueue("surrogate"));
+      queue.schedule(JobRequest.of("first").withId("a?"));
+      assertThatThrownBy(() -> queue.schedule(JobRequest.of("second").withId("a\uD800")))
+          .isInstanceOf(InvalidRequestException.class)
+          .hasMessageContaining("lone UTF-16 surrogate U+D800 at index 1");
+      assertThatThrownBy(() -> queue.get("\uDC00b")).isInstanceOf(InvalidRequestException.class);
+      // A proper pair is fine.
+      queue.schedule(JobRequest.of("emoji").withId("a\uD83D\uDE00"));
+      assertThat(queue.get("a\uD83D\uDE00")).isPresent();
+      assertThat(queue.get("a?").orElseThrow().payloadAsString()).isEqualTo("first");
+    }
+  }
+}
