@@ -104,7 +104,12 @@ public final class DelayqClient implements AutoCloseable {
     this.serverTime = ServerTime.probe(connection);
     this.scripts = new ScriptRunner(commands, serverTime);
     this.wakeBus =
-        new WakeBus(connector, resources, c -> linkWatchdog.watch("wake-up", c), linkWatchdog::unwatch);
+        new WakeBus(
+            connector,
+            resources,
+            c -> linkWatchdog.watch("wake-up", c),
+            linkWatchdog::unwatch,
+            channel -> commands.publish(channel, Keys.bytes("probe")).toCompletableFuture());
     checkEvictionPolicy();
     openWorkerConnection();
   }

@@ -32,6 +32,11 @@ public final class Keys {
     return PREFIX + ":" + queue + ":wake";
   }
 
+  /** A client's own channel, on which it checks that its wake-up connection still delivers. */
+  public static String wakeProbeChannel(String clientId) {
+    return PREFIX + ":probe:" + clientId;
+  }
+
   public static Partition partition(String queue, int partition) {
     String tag = "{" + PREFIX + ":" + queue + ":" + partition + "}";
     return new Partition(

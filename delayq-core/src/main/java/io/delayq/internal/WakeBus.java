@@ -12,6 +12,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.Arrays;
+import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,23 +52,27 @@ final class WakeBus implements AutoCloseable {
     ScheduledFuture<?> linger;
   }
 
-  /** How long a cluster pub/sub connection may stay down before it is replaced by a new one. */
-  private static final long REPLACE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(2);
+  private static final long PROBE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(3);
 
   private final Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> onConnected;
   private final Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> onReplaced;
+  private final Function<byte[], CompletableFuture<?>> publishProbe;
+  private final byte[] probeChannel = Keys.bytes(Keys.wakeProbeChannel(UUID.randomUUID().toString()));
   private ScheduledFuture<?> health;
-  private long downSinceNanos;
+  private long probeSentAt;
+  private volatile long probeHeardAt;
 
   WakeBus(
       RedisConnector connector,
       ClientResources resources,
       Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> onConnected,
-      Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> onReplaced) {
+      Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> onReplaced,
+      Function<byte[], CompletableFuture<?>> publishProbe) {
     this.connector = connector;
     this.resources = resources;
     this.onConnected = onConnected;
     this.onReplaced = onReplaced;
+    this.publishProbe = publishProbe;
   }
 
   /**
@@ -149,8 +156,9 @@ final class WakeBus implements AutoCloseable {
                 connectRetryMillis = RETRY_MIN_MILLIS;
                 connection = opened;
                 onConnected.accept(opened);
-                if (health == null && connector.isCluster()) {
-                  health = resources.eventExecutorGroup().scheduleWithFixedDelay(this::replaceIfStuck, 1, 1, TimeUnit.SECONDS);
+                opened.async().subscribe(probeChannel);
+                if (health == null) {
+                  health = resources.eventExecutorGroup().scheduleWithFixedDelay(this::checkDelivery, 1, 1, TimeUnit.SECONDS);
                 }
                 connection.addListener(
                     new RedisPubSubAdapter<>() {
@@ -165,39 +173,41 @@ final class WakeBus implements AutoCloseable {
   }
 
   /**
-   * A cluster pub/sub connection whose node died may keep reconnecting to that same node for a
-   * long time (seen in the failover test: no move within 10 s). One that has been down for two
-   * seconds is replaced by a new connection, which Lettuce opens to a node that is up now, and
-   * every channel is subscribed there again.
+   * Proves the subscription path end to end: once a second, while any channel is wanted, a probe
+   * is published on this client's own probe channel, and one not heard back within three seconds
+   * means the wake-up connection is not delivering (its node died and Lettuce keeps reconnecting
+   * to it, as seen in the cluster failover test, or a subscription was silently lost). The
+   * connection is then replaced by a new one, which Lettuce opens to a node that is up now, and
+   * every channel is subscribed there again. Meanwhile the sweep bounds every delay.
    */
-  private void replaceIfStuck() {
+  private void checkDelivery() {
     StatefulRedisPubSubConnection<byte[], byte[]> stuck;
     synchronized (this) {
-      if (closed || connection == null || connecting) {
-        return;
-      }
-      if (connection.isOpen()) {
-        downSinceNanos = 0;
+      if (closed || connection == null || connecting || channels.isEmpty()) {
+        probeSentAt = 0;
         return;
       }
       long now = System.nanoTime();
-      if (downSinceNanos == 0) {
-        downSinceNanos = now;
+      boolean outstanding = probeSentAt != 0 && probeHeardAt - probeSentAt < 0;
+      if (!outstanding) {
+        probeSentAt = now;
+        publishProbe.apply(probeChannel);
         return;
       }
-      if (now - downSinceNanos < REPLACE_AFTER_NANOS) {
+      if (now - probeSentAt < PROBE_TIMEOUT_NANOS) {
         return;
       }
       stuck = connection;
       connection = null;
-      downSinceNanos = 0;
+      probeSentAt = 0;
       for (Channel channel : channels.values()) {
         channel.subscribing = false;
         if (channel.confirmed.isDone()) {
           channel.confirmed = new CompletableFuture<>();
         }
       }
-      log.info("the wake-up connection has been down for 2 s; opening a new one to a node that is up");
+      log.warn("wake-up messages stopped arriving (a probe went unanswered for 3 s); opening a new"
+          + " wake-up connection. Until it is up, workers find new jobs by their sweep");
       connect();
     }
     onReplaced.accept(stuck);
@@ -239,6 +249,10 @@ final class WakeBus implements AutoCloseable {
   }
 
   private void deliver(String name, byte[] message) {
+    if (Arrays.equals(Keys.bytes(name), probeChannel)) {
+      probeHeardAt = System.nanoTime();
+      return;
+    }
     Channel channel = channels.get(name);
     if (channel == null) {
       return;
