@@ -100,6 +100,7 @@ public final class DelayqClient implements AutoCloseable {
     }
     this.connection = connector.main();
     this.commands = RedisConnector.commands(connection);
+    nameConnection(commands, "delayq-producer");
     linkWatchdog.watch("producer", connection);
     this.serverTime = ServerTime.probe(connection);
     this.scripts = new ScriptRunner(commands, serverTime);
@@ -235,6 +236,7 @@ public final class DelayqClient implements AutoCloseable {
     }
     try {
       workerConnection = connector.connect();
+      nameConnection(RedisConnector.commands(workerConnection), "delayq-worker");
       linkWatchdog.watch("worker", workerConnection);
       workerScripts = new ScriptRunner(RedisConnector.commands(workerConnection), serverTime);
       return true;
@@ -242,6 +244,18 @@ public final class DelayqClient implements AutoCloseable {
       log.debug("no separate worker connection to {} yet: {}", displayUri, e.toString());
       return false;
     }
+  }
+
+  /**
+   * Names a connection (CLIENT SETNAME), so that CLIENT LIST shows which of delayq's connections
+   * is which; Lettuce names it again after a reconnect. A Redis that denies CLIENT to this user
+   * just keeps it unnamed.
+   */
+  static void nameConnection(RedisClusterAsyncCommands<byte[], byte[]> commands, String name) {
+    commands.clientSetname(Keys.bytes(name)).exceptionally(e -> {
+      log.debug("CLIENT SETNAME {} refused: {}", name, e.toString());
+      return null;
+    });
   }
 
   LeaseKeeper leaseKeeper() {

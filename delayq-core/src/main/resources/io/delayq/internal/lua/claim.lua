@@ -27,8 +27,6 @@ if first_lease[2] and lease_deadline(first_lease[2]) <= now_ms then
   end
   first_lease = redis.call('ZRANGE', ACTIVE, 0, 0, 'WITHSCORES')
 end
--- why: age retention must not wait for the next burial; claims run at least once per sweep
-trim_dead(now_ms, max_recover)
 
 local wake = -1
 local function wake_at(ms)
@@ -112,6 +110,11 @@ if count > 0 then
     redis.call('HSET', LEASES, unpack(leases))
     wake_at(deadline)
   end
+end
+-- why: age retention must not wait for the next burial. A claim that found nothing due (every
+-- idle sweep) trims, so a busy drain pays nothing for it and an idle queue is trimmed each second.
+if count == 0 then
+  trim_dead(now_ms, max_recover)
 end
 out[2] = wake
 return out
