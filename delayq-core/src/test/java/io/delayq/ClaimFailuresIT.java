@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.delayq.embedded.RedisServerProcess;
-import io.delayq.testing.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
@@ -32,8 +31,10 @@ class ClaimFailuresIT {
 
   @Test
   void aPartitionThatFailsDoesNotCostTheJobsLeasedFromTheOthers() {
-    try (Delayq delayq = Delayq.connect(TestRedis.url())) {
-      String name = TestRedis.uniqueQueue("partfail");
+    // why: a Redis of its own, since the test breaks a key on purpose and other suites list every queue
+    try (RedisServerProcess redis = RedisServerProcess.builder().start();
+        Delayq delayq = Delayq.connect(redis.uri())) {
+      String name = "partfail";
       JobQueue queue = delayq.queue(name, 4);
       List<JobRequest> requests = new ArrayList<>();
       int onBroken = 0;
@@ -47,7 +48,7 @@ class ClaimFailuresIT {
       }
       queue.scheduleAll(requests);
       // Partition 3's schedule becomes a key of the wrong type: every claim there fails.
-      RedisClient raw = RedisClient.create(TestRedis.url());
+      RedisClient raw = RedisClient.create(redis.uri());
       try (StatefulRedisConnection<String, String> c = raw.connect()) {
         c.sync().set("{dq:" + name + ":3}:scheduled", "not a sorted set");
       } finally {
@@ -112,14 +113,15 @@ class ClaimFailuresIT {
 
   @Test
   void oneUnreadableRecordGoesDeadWithTheReasonAndTheRestOfTheBatchIsDelivered() {
-    try (Delayq delayq = Delayq.connect(TestRedis.url())) {
-      String name = TestRedis.uniqueQueue("poison");
+    try (RedisServerProcess redis = RedisServerProcess.builder().start();
+        Delayq delayq = Delayq.connect(redis.uri())) {
+      String name = "poison";
       JobQueue queue = delayq.queue(name);
       for (int i = 0; i < 5; i++) {
         queue.schedule(JobRequest.of("ok").withId("good-" + i));
       }
       queue.schedule(JobRequest.of("x").withId("bad"));
-      RedisClient raw = RedisClient.create(TestRedis.url());
+      RedisClient raw = RedisClient.create(redis.uri());
       try (StatefulRedisConnection<String, String> c = raw.connect()) {
         c.sync().hset("{dq:" + name + ":0}:jobs", "bad", "9|garbage written by another program");
       } finally {

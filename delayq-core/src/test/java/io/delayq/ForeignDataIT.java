@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.delayq.embedded.RedisServerProcess;
 import io.delayq.testing.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -20,8 +21,21 @@ import org.junit.jupiter.api.Test;
  */
 class ForeignDataIT {
 
+  /** A Redis of its own: these tests write foreign values on purpose, and other suites list every queue. */
+  private static RedisServerProcess redis;
+
+  @org.junit.jupiter.api.BeforeAll
+  static void start() {
+    redis = RedisServerProcess.builder().start();
+  }
+
+  @org.junit.jupiter.api.AfterAll
+  static void stop() {
+    redis.close();
+  }
+
   private static void write(String key, String field, String value) {
-    RedisClient raw = RedisClient.create(TestRedis.url());
+    RedisClient raw = RedisClient.create(redis.uri());
     try (StatefulRedisConnection<String, String> c = raw.connect()) {
       if (field == null) {
         c.sync().set(key, value);
@@ -44,7 +58,7 @@ class ForeignDataIT {
   @Test
   void aTokenCounterThatIsNotANumberLosesNoJob() {
     String name = TestRedis.uniqueQueue("foreign-tokens");
-    try (Delayq delayq = Delayq.connect(TestRedis.url())) {
+    try (Delayq delayq = Delayq.connect(redis.uri())) {
       JobQueue queue = delayq.queue(name);
       queue.scheduleAll(jobs(300));
       write("{dq:" + name + ":0}:tokens", null, "n/a");
@@ -59,7 +73,7 @@ class ForeignDataIT {
   @Test
   void anAttemptsValueThatIsNotANumberCostsNoOtherJobOfTheBatch() {
     String name = TestRedis.uniqueQueue("foreign-attempts");
-    try (Delayq delayq = Delayq.connect(TestRedis.url())) {
+    try (Delayq delayq = Delayq.connect(redis.uri())) {
       JobQueue queue = delayq.queue(name);
       queue.scheduleAll(jobs(50));
       write("{dq:" + name + ":0}:attempts", "job-7", "three");
@@ -73,7 +87,7 @@ class ForeignDataIT {
 
   @Test
   void anIdWithALoneSurrogateIsRefusedRatherThanMergedWithAnother() {
-    try (Delayq delayq = Delayq.connect(TestRedis.url())) {
+    try (Delayq delayq = Delayq.connect(redis.uri())) {
       JobQueue queue = delayq.queue(TestRedis.uniqueQueue("surrogate"));
       queue.schedule(JobRequest.of("first").withId("a?"));
       assertThatThrownBy(() -> queue.schedule(JobRequest.of("second").withId("a\uD800")))
