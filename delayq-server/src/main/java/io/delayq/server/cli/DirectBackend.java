@@ -108,8 +108,13 @@ final class DirectBackend implements Backend {
     return call(() -> {
       List<QueueStats> all = new ArrayList<>();
       for (String name : delayq.queueNames()) {
-        // why: a queue may vanish between the listing and the lookup; skip it rather than fail
-        delayq.existingQueue(name).ifPresent(q -> all.add(q.admin().stats()));
+        // why: a queue may vanish between the listing and the lookup; skip it rather than fail. One
+        // whose keys another program overwrote is named on stderr and skipped, not fatal to the rest.
+        try {
+          delayq.existingQueue(name).ifPresent(q -> all.add(q.admin().stats()));
+        } catch (io.delayq.RedisCommandException broken) {
+          System.err.println("delayq stats: skipping queue '" + name + "': " + broken.getMessage());
+        }
       }
       return all;
     });

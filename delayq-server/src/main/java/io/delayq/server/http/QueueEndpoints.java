@@ -3,6 +3,7 @@ package io.delayq.server.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.delayq.JobQueue;
 import io.delayq.QueueConfigurationException;
+import io.delayq.RedisCommandException;
 import io.delayq.QueueDefaults;
 import java.time.Duration;
 import java.util.OptionalLong;
@@ -25,7 +26,12 @@ final class QueueEndpoints {
   Response list(Request request) {
     ArrayNode answer = Json.array();
     for (String name : queues.delayq().queueNames()) {
-      queues.delayq().existingQueue(name).ifPresent(queue -> answer.add(Views.stats(queue.admin().stats())));
+      try {
+        queues.delayq().existingQueue(name).ifPresent(queue -> answer.add(Views.stats(queue.admin().stats())));
+      } catch (RedisCommandException broken) {
+        // why: one queue whose keys another program overwrote must not hide every other queue
+        answer.add(Json.object().put("queue", name).put("error", broken.getMessage()));
+      }
     }
     return Response.ok(answer);
   }
