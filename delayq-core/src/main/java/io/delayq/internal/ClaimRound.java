@@ -29,11 +29,7 @@ final class ClaimRound {
       long sentNanos, long arrivedNanos) {}
 
   /** What the round got: the jobs, each partition's answer, and the partitions that failed. */
-  record Result(List<Delivery> jobs, List<Reply> replies, Map<Integer, Throwable> failures, boolean interrupted) {
-    int jobCount() {
-      return jobs.size();
-    }
-  }
+  record Result(List<Delivery> jobs, List<Reply> replies, Map<Integer, Throwable> failures, boolean interrupted) {}
 
   private ClaimRound() {}
 

@@ -19,19 +19,11 @@ final class PartitionClocks {
     this.known = new boolean[partitions];
   }
 
-  long localNanos() {
-    return ticker.nanoTime();
-  }
-
   /** Records a server time read between two local readings. */
   synchronized void observe(int p, long redisMicros, long sentNanos, long arrivedNanos) {
     long localMid = (sentNanos / 2 + arrivedNanos / 2) / 1000;
     offsetMicros[p] = redisMicros - localMid;
     known[p] = true;
-  }
-
-  synchronized boolean isKnown(int p) {
-    return known[p];
   }
 
   /** The local monotonic time at which partition {@code p}'s node reads {@code epochMillis}. */

@@ -37,10 +37,6 @@ final class ServerTime {
     this.passed = passed;
   }
 
-  static ServerTime inScript() {
-    return new ServerTime(null, false);
-  }
-
   /** Asks the server whether a script may read TIME and then write. */
   static ServerTime probe(StatefulConnection<byte[], byte[]> connection) {
     var redis = RedisConnector.commands(connection);

@@ -271,10 +271,6 @@ final class WakeBus implements AutoCloseable {
     }
   }
 
-  StatefulRedisPubSubConnection<byte[], byte[]> connection() {
-    return connection;
-  }
-
   @Override
   public void close() {
     StatefulRedisPubSubConnection<byte[], byte[]> open;
