@@ -61,7 +61,7 @@ class ForeignDataIT {
     try (Delayq delayq = Delayq.connect(redis.uri())) {
       JobQueue queue = delayq.queue(name);
       queue.scheduleAll(jobs(300));
-      write("{dq:" + name + ":0}:tokens", null, "n/a");
+      write("{dq:" + name + ":0}:leases", "", "n/a");
       Set<String> handled = ConcurrentHashMap.newKeySet();
       try (Workers workers = queue.startWorkers(j -> handled.add(j.id()), WorkerOptions.defaults())) {
         await().atMost(Duration.ofSeconds(10)).until(() -> handled.size() == 300);

@@ -4,34 +4,45 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The stored form of a job: {@code "1|<maxAttempts>|<createdMs>|"} followed by the payload bytes,
- * in one hash field. A text header keeps it readable from Lua (which needs maxAttempts) and from
- * redis-cli; the payload is never parsed.
+ * The stored form of a job: {@code "2|<policy>|<maxAttempts>|<createdMs>|"} followed by the payload
+ * bytes, in one hash field; policy is {@code k} for a job scheduled with {@code KEEP} (its id is
+ * remembered for the idempotency window once it finishes) and {@code r} otherwise. A text header
+ * keeps it readable from Lua (which needs maxAttempts and the policy) and from redis-cli; the
+ * payload is never parsed. Records of delayq 0.1, {@code "1|<maxAttempts>|<createdMs>|"}, are read
+ * as {@code r}.
  */
-public record JobRecord(int maxAttempts, long createdMillis, byte[] payload) {
-  private static final byte FORMAT = '1';
+public record JobRecord(int maxAttempts, long createdMillis, boolean keep, byte[] payload) {
   private static final byte SEP = '|';
 
   public byte[] encode() {
-    byte[] header =
-        ("1|" + maxAttempts + "|" + createdMillis + "|").getBytes(StandardCharsets.US_ASCII);
+    byte[] header = ((keep ? "2|k|" : "2|r|") + maxAttempts + "|" + createdMillis + "|")
+        .getBytes(StandardCharsets.US_ASCII);
     byte[] out = Arrays.copyOf(header, header.length + payload.length);
     System.arraycopy(payload, 0, out, header.length, payload.length);
     return out;
   }
 
   public static JobRecord decode(byte[] stored) {
-    if (stored.length < 6 || stored[0] != FORMAT || stored[1] != SEP) {
+    if (stored.length < 6 || (stored[0] != '1' && stored[0] != '2') || stored[1] != SEP) {
       throw new IllegalStateException(
           "stored job record has an unknown format (first bytes "
               + new String(stored, 0, Math.min(stored.length, 16), StandardCharsets.ISO_8859_1)
               + "); was it written by a newer delayq?");
     }
-    int second = indexOf(stored, 2);
+    int from = 2;
+    boolean keep = false;
+    if (stored[0] == '2') {
+      if ((stored[2] != 'k' && stored[2] != 'r') || stored[3] != SEP) {
+        throw new IllegalStateException("stored job record has an unknown duplicate policy in its header");
+      }
+      keep = stored[2] == 'k';
+      from = 4;
+    }
+    int second = indexOf(stored, from);
     int third = indexOf(stored, second + 1);
-    int maxAttempts = (int) parseLong(stored, 2, second);
+    int maxAttempts = (int) parseLong(stored, from, second);
     long created = parseLong(stored, second + 1, third);
-    return new JobRecord(maxAttempts, created, Arrays.copyOfRange(stored, third + 1, stored.length));
+    return new JobRecord(maxAttempts, created, keep, Arrays.copyOfRange(stored, third + 1, stored.length));
   }
 
   private static int indexOf(byte[] b, int from) {

@@ -50,7 +50,6 @@ public final class Keys {
           bytes(tag + ":dead"),
           bytes(tag + ":paused"),
           bytes(tag + ":leases"),
-          bytes(tag + ":tokens"),
           bytes(tag + ":done:a"),
           bytes(tag + ":done:b"),
           bytes(tag + ":done:starts")
@@ -73,8 +72,9 @@ public final class Keys {
    *   <li>errors: hash, job id to the last failure's message
    *   <li>dead: zset, job id by time of burial
    *   <li>paused: string, present while claiming is paused
-   *   <li>leases: hash, job id to the fencing token of the delivery holding it
-   *   <li>tokens: string, the last fencing token issued on this partition
+   *   <li>leases: hash, job id to the fencing token of the delivery holding it (with a {@code k}
+   *       appended for a job scheduled with {@code KEEP}); the empty field holds the last token
+   *       issued on this partition
    *   <li>done:a, done:b: sets, ids finished within the idempotency window, in two generations
    *   <li>done:starts: hash, when each generation began (fields {@code a}, {@code b}, epoch ms)
    * </ol>

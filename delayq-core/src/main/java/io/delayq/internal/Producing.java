@@ -143,14 +143,15 @@ final class Producing {
         absolute
             ? Rules.runAtMillis(request.runAt())
             : request.delay() == null ? 0 : Rules.delayMillis(request.delay());
+    boolean keep = request.onDuplicate() == DuplicatePolicy.KEEP;
     byte[] record =
-        new JobRecord(request.maxAttempts(), System.currentTimeMillis(), request.payload()).encode();
+        new JobRecord(request.maxAttempts(), System.currentTimeMillis(), keep, request.payload()).encode();
     byte[][] args = {
       Keys.bytes(id),
       record,
       absolute ? MODE_ABSOLUTE : MODE_DELAY,
       QueueContext.number(when),
-      request.onDuplicate() == DuplicatePolicy.KEEP ? POLICY_KEEP : POLICY_REPLACE
+      keep ? POLICY_KEEP : POLICY_REPLACE
     };
     return new Prepared(index, id, queue.partitionOf(id), args, record.length + args[0].length + 32);
   }

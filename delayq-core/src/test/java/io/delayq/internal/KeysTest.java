@@ -31,7 +31,6 @@ class KeysTest {
             "{dq:orders:3}:dead",
             "{dq:orders:3}:paused",
             "{dq:orders:3}:leases",
-            "{dq:orders:3}:tokens",
             "{dq:orders:3}:done:a",
             "{dq:orders:3}:done:b",
             "{dq:orders:3}:done:starts");

@@ -1,6 +1,6 @@
 -- ack: finishes jobs whose lease is still held by the delivery that acks them. Takes many
--- (id, token) pairs so that a busy worker acks a whole batch in one call. Finished ids are
--- remembered for the idempotency window.
+-- (id, token) pairs so that a busy worker acks a whole batch in one call. The ids of finished jobs
+-- that were scheduled with KEEP are remembered for the idempotency window.
 --
 -- KEYS and ARGV[1..7]: see _keys.lua.
 -- ARGV[8 + 2i] id   ARGV[9 + 2i] fencing token of its delivery
@@ -19,13 +19,17 @@ end
 -- Whole-batch reads and writes (ZMSCORE needs Redis 6.2): a few calls however many jobs are acked.
 local leases = redis.call('ZMSCORE', ACTIVE, unpack(ids))
 local holders = redis.call('HMGET', LEASES, unpack(ids))
-local result, done, nd = {}, {}, 0
+local result, done, nd, kept, nk = {}, {}, 0, {}, 0
 for i, id in ipairs(ids) do
   local ok = 0
   local lease = leases[i]
-  if lease and lease_deadline(lease) > now_ms and holders[i] == tokens[i] then
+  if lease and lease_deadline(lease) > now_ms and is_holder(holders[i], tokens[i]) then
     nd = nd + 1
     done[nd] = id
+    if holders[i] ~= tokens[i] then
+      nk = nk + 1
+      kept[nk] = id
+    end
     ok = 1
   end
   result[i] = ok
@@ -41,6 +45,6 @@ if nd > 0 then
   if redis.call('EXISTS', ERRORS) == 1 then
     redis.call('HDEL', ERRORS, unpack(done, 1, nd))
   end
-  remember_done(done, nd, now_ms)
+  remember_done(kept, nk, now_ms)
 end
 return result

@@ -73,14 +73,17 @@ if count > 0 then
       taken = taken + 1
     end
   end
+  local token, counter
+  if taken > 0 then
+    token, counter = issue_tokens(taken, now_us)
+  end
   redis.call('ZREMRANGEBYRANK', SCHEDULED, 0, count - 1)
   if taken > 0 then
-    local token = issue_tokens(taken, now_us)
     local deadline = now_ms + lease_ms
     -- why: a number argument costs Redis a float-to-text conversion per job; the batch shares a
     -- deadline, so each distinct attempt's score is formatted once
     local score_text = {}
-    local zadd, nz, leases, nl, no = {}, 0, {}, 0, 3
+    local zadd, nz, leases, nl, no = {}, 0, {TOKEN_COUNTER, counter}, 2, 3
     for i, id in ipairs(ids) do
       local record = records[i]
       if record then
@@ -96,7 +99,7 @@ if count > 0 then
         zadd[nz + 2] = id
         nz = nz + 2
         leases[nl + 1] = id
-        leases[nl + 2] = token_text
+        leases[nl + 2] = scheduled_with_keep(record) and token_text .. 'k' or token_text
         nl = nl + 2
         out[no + 1] = id
         out[no + 2] = head[2 * i]

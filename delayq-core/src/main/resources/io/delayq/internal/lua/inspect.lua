@@ -19,7 +19,8 @@ local score = redis.call('ZSCORE', ACTIVE, id)
 if score then
   local now_ms = math.floor(redis_now_us() / 1000)
   local state = lease_deadline(score) > now_ms and 'a' or 'x'
-  return {state, lease_deadline(score), lease_attempt(score), record, error, redis.call('HGET', LEASES, id)}
+  local token = redis.call('HGET', LEASES, id)
+  return {state, lease_deadline(score), lease_attempt(score), record, error, token and string.match(token, '^%d+') or false}
 end
 local attempts = tonumber(redis.call('HGET', ATTEMPTS, id)) or 0
 score = redis.call('ZSCORE', SCHEDULED, id)

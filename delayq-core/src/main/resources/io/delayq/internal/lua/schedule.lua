@@ -1,5 +1,6 @@
--- schedule: adds jobs to one partition, or applies the duplicate policy to ids already known,
--- including ids that finished within the idempotency window (as if they still existed). Takes
+-- schedule: adds jobs to one partition, or applies the duplicate policy to ids already known.
+-- A KEEP request also keeps an id that finished within the idempotency window (as if the job still
+-- existed); a REPLACE request schedules it again either way, so it does not look. Takes
 -- many jobs per call so that bulk scheduling pays one round trip and one script start per batch.
 --
 -- KEYS and ARGV[1..7]: see _keys.lua.
@@ -23,13 +24,40 @@ end
 local out = {}
 local placed = {}
 
+-- A KEEP request for a job that exists makes its id one to remember once it finishes, as if that
+-- request had created it: retrying the request after the job ran must not schedule it again.
+local function mark_keep(id)
+  local record = redis.call('HGET', JOBS, id)
+  if not scheduled_with_keep(record) then
+    local marked, n = string.gsub(record, '^2|r|', '2|k|', 1)
+    if n == 0 then
+      marked, n = string.gsub(record, '^1|(%d+)|(%d+)|', '2|k|%1|%2|', 1)
+    end
+    if n == 1 then
+      redis.call('HSET', JOBS, id, marked)
+    end
+  end
+  local lease = redis.call('HGET', LEASES, id)
+  if lease and string.sub(lease, -1) ~= 'k' then
+    redis.call('HSET', LEASES, id, lease .. 'k')
+  end
+end
+
 -- why: asked even by a client whose own window is off: the window in force is the longest any
 -- client of the partition uses (see _done.lua)
-local ids = {}
+local keep_ids, keep_at = {}, {}
 for i = FIRST_ARG, #ARGV, 5 do
-  ids[#ids + 1] = ARGV[i]
+  if ARGV[i + 4] == 'k' then
+    keep_ids[#keep_ids + 1] = ARGV[i]
+    keep_at[#keep_ids] = (i - FIRST_ARG) / 5 + 1
+  end
 end
-local finished = recently_done(ids, now())
+local finished = {}
+if #keep_ids > 0 then
+  for j, found in pairs(recently_done(keep_ids, now())) do
+    finished[keep_at[j]] = found
+  end
+end
 
 local n = 0
 for i = FIRST_ARG, #ARGV, 5 do
@@ -49,6 +77,7 @@ for i = FIRST_ARG, #ARGV, 5 do
   elseif redis.call('HSETNX', JOBS, id, ARGV[i + 1]) == 0 then
     if keep then
       outcome = 0
+      mark_keep(id)
     elseif recover_if_expired(id, now()) then
       outcome = -1
     else
@@ -58,8 +87,6 @@ for i = FIRST_ARG, #ARGV, 5 do
       redis.call('HSET', JOBS, id, ARGV[i + 1])
       outcome = 2
     end
-  elseif finished[n] then
-    outcome = 2
   end
   if outcome > 0 then
     redis.call('ZADD', SCHEDULED, due_ms, id)
