@@ -198,10 +198,12 @@ public final class Delayq implements AutoCloseable {
     }
 
     /**
-     * How long the ids of finished jobs (acked or cancelled) are remembered, so that scheduling
-     * such an id again follows its {@link DuplicatePolicy} as if the job still existed: with
-     * {@link DuplicatePolicy#KEEP} a retried schedule whose first try went through and already ran
-     * is not run twice. Ids are kept for at least this long and at most twice it, and at most
+     * How long the ids of finished jobs (acked or cancelled) scheduled with {@link
+     * DuplicatePolicy#KEEP} are remembered, so that a retried {@code KEEP} schedule whose first try
+     * went through and already ran is not run twice: the finished job counts as existing. A job
+     * created by {@code REPLACE} is remembered too once a {@code KEEP} request found it; other
+     * {@code REPLACE} jobs are not, since a retried {@code REPLACE} schedules the job again
+     * whether or not it finished. Ids are kept for at least this long and at most twice it, and at most
      * 1,000,000 per partition in each half (beyond that the oldest go sooner). The window in force
      * on a queue is the longest one any of its clients uses, so a client with a shorter window
      * never erases ids another relies on. {@link Duration#ZERO} turns this client's own window off.

@@ -63,6 +63,25 @@ class FencingIT {
   }
 
   @Test
+  void aClaimOfTheMostJobsGivesEachItsOwnTokenBelowTheNextClaims() {
+    List<JobRequest> many = new java.util.ArrayList<>();
+    for (int i = 0; i < 1001; i++) {
+      many.add(JobRequest.of("x").withId("m" + i));
+    }
+    queue.scheduleAll(many);
+    List<LeasedJob> first = pull.claim(1000, Duration.ofSeconds(30));
+    List<LeasedJob> second = pull.claim(1000, Duration.ofSeconds(30));
+    assertThat(first).hasSize(1000);
+    assertThat(second).hasSize(1);
+    assertThat(first.stream().map(LeasedJob::token).distinct()).hasSize(1000);
+    long firstMax = first.stream().mapToLong(LeasedJob::token).max().orElseThrow();
+    assertThat(second.get(0).token()).isGreaterThan(firstMax);
+    pull.ack(first.get(999));
+    pull.ack(second.get(0));
+    assertThat(queue.admin().stats().active()).isEqualTo(999);
+  }
+
+  @Test
   void aReleaseAfterTheLeaseEndedIsRefusedLikeAnyStaleCall() {
     queue.schedule(JobRequest.of("x").withId("late"));
     LeasedJob job = pull.claim(1, Duration.ofMillis(150)).get(0);

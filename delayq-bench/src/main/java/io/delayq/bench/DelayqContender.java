@@ -1,6 +1,7 @@
 package io.delayq.bench;
 
 import io.delayq.Delayq;
+import io.delayq.DuplicatePolicy;
 import io.delayq.JobQueue;
 import io.delayq.JobRequest;
 import io.delayq.LeasedJob;
@@ -16,19 +17,22 @@ import java.util.function.Function;
 /**
  * delayq, through its public API only: {@code schedule} for the plain call, {@code scheduleAll} for
  * bulk, {@code startWorkers} with the default lease and claim batch for consumers. Every setting of
- * the client is the library's default, as users get it, the idempotency window included (so every
- * ack also remembers the job's id). The durable variant ({@link #durableFactory}) differs only in
- * {@code waitForReplicas}; the one the idempotency scenario compares against ({@link
- * #windowFactory}) only in {@code idempotencyWindow}.
+ * the client is the library's default, as users get it, the idempotency window included; jobs are
+ * scheduled with the default {@code DuplicatePolicy.REPLACE}, whose finished ids the window does
+ * not keep. The durable variant ({@link #durableFactory}) differs only in {@code waitForReplicas};
+ * the ones the idempotency scenario runs ({@link #keepFactory}) schedule with {@code KEEP}, whose
+ * ids the window keeps, and set {@code idempotencyWindow}.
  */
 final class DelayqContender implements Contender {
   static final String NAME = "delayq";
 
   private final Delayq delayq;
   private final JobQueue queue;
+  private final DuplicatePolicy onDuplicate;
 
-  private DelayqContender(Delayq delayq, String queueName, int partitions) {
+  private DelayqContender(Delayq delayq, String queueName, int partitions, DuplicatePolicy onDuplicate) {
     this.delayq = delayq;
+    this.onDuplicate = onDuplicate;
     try {
       this.queue = delayq.queue(queueName, partitions);
     } catch (RuntimeException e) {
@@ -39,15 +43,16 @@ final class DelayqContender implements Contender {
 
   /** delayq with queues of {@code partitions} partitions and the default settings (idempotency window on). */
   static Factory factory(int partitions) {
-    return factory(partitions, Delayq::connect);
+    return factory(partitions, Delayq::connect, DuplicatePolicy.REPLACE);
   }
 
   /**
-   * delayq with queues of one partition and ids of finished jobs remembered for {@code window}
-   * ({@code idempotencyWindow(window)}; {@link Duration#ZERO} turns the window off).
+   * delayq with queues of one partition, jobs scheduled with {@code KEEP}, and ids of finished jobs
+   * remembered for {@code window} ({@code idempotencyWindow(window)}; {@link Duration#ZERO} turns
+   * the window off).
    */
-  static Factory windowFactory(Duration window) {
-    return factory(1, uri -> Delayq.builder().redisUrl(uri).idempotencyWindow(window).build());
+  static Factory keepFactory(Duration window) {
+    return factory(1, uri -> Delayq.builder().redisUrl(uri).idempotencyWindow(window).build(), DuplicatePolicy.KEEP);
   }
 
   /**
@@ -55,10 +60,11 @@ final class DelayqContender implements Contender {
    * once {@code replicas} replicas confirmed the write ({@code waitForReplicas(replicas, timeout)}).
    */
   static Factory durableFactory(int replicas, Duration timeout) {
-    return factory(1, uri -> Delayq.builder().redisUrl(uri).waitForReplicas(replicas, timeout).build());
+    return factory(1, uri -> Delayq.builder().redisUrl(uri).waitForReplicas(replicas, timeout).build(),
+        DuplicatePolicy.REPLACE);
   }
 
-  private static Factory factory(int partitions, Function<String, Delayq> connect) {
+  private static Factory factory(int partitions, Function<String, Delayq> connect, DuplicatePolicy onDuplicate) {
     return new Factory() {
       @Override
       public String name() {
@@ -67,7 +73,7 @@ final class DelayqContender implements Contender {
 
       @Override
       public Contender open(String redisUri, String queue) {
-        return new DelayqContender(connect.apply(redisUri), queue, partitions);
+        return new DelayqContender(connect.apply(redisUri), queue, partitions, onDuplicate);
       }
     };
   }
@@ -91,8 +97,9 @@ final class DelayqContender implements Contender {
     queue.scheduleAll(requests);
   }
 
-  private static JobRequest request(Job job) {
-    return JobRequest.of(Job.PAYLOAD).withId(job.id()).withRunAt(Instant.ofEpochMilli(job.dueMillis()));
+  private JobRequest request(Job job) {
+    return JobRequest.of(Job.PAYLOAD).withId(job.id()).withRunAt(Instant.ofEpochMilli(job.dueMillis()))
+        .withOnDuplicate(onDuplicate);
   }
 
   @Override

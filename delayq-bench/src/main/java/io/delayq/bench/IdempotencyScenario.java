@@ -8,10 +8,11 @@ import java.util.Locale;
 
 /**
  * Idempotency window: what remembering the ids of finished jobs costs Redis. delayq alone drains
- * {@link BenchSettings#memoryJobs()} due jobs twice, each time on an emptied Redis: first as every other table runs it (the library's defaults, so the window is on),
- * then with {@code idempotencyWindow(Duration.ZERO)}. {@code used_memory} is read before the load
+ * {@link BenchSettings#memoryJobs()} due jobs scheduled with {@code DuplicatePolicy.KEEP} (the
+ * policy whose ids the window keeps) twice, each time on an emptied Redis: first with the default
+ * window, then with {@code idempotencyWindow(Duration.ZERO)}. {@code used_memory} is read before the load
  * and again once every job was acked and the clients had closed. What the two runs leave behind
- * apart from the window (the queue's settings, the token counter, the connect-time probe key) is
+ * apart from the window (the queue's settings, the claim counter, the connect-time probe key) is
  * the same, so their difference, per job, is the window's cost per finished id. The window's id sets
  * ({@code {dq:<queue>:<partition>}:done:a} and {@code done:b}) are weighed with {@code MEMORY USAGE}
  * as well, as a check on that figure.
@@ -25,10 +26,10 @@ final class IdempotencyScenario {
   static Results.IdempotencyResult run(Bench bench) throws InterruptedException {
     int jobs = bench.settings.memoryJobs();
     Duration window = Delayq.Builder.DEFAULT_IDEMPOTENCY_WINDOW;
-    Run on = measure(bench, DelayqContender.factory(1), jobs);
+    Run on = measure(bench, DelayqContender.keepFactory(window), jobs);
     bench.log("  window on (%d min): %s; used_memory grew %,d bytes; done sets hold %,d ids in %,d bytes",
         window.toMinutes(), Summary.of(on.drain()), on.usedMemory(), on.idsHeld(), on.doneSetBytes());
-    Run off = measure(bench, DelayqContender.windowFactory(Duration.ZERO), jobs);
+    Run off = measure(bench, DelayqContender.keepFactory(Duration.ZERO), jobs);
     bench.log("  window off: %s; used_memory grew %,d bytes; done sets hold %,d ids", Summary.of(off.drain()),
         off.usedMemory(), off.idsHeld());
 

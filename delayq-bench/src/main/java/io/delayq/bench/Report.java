@@ -123,7 +123,8 @@ final class Report {
     row("delayq", RunInfo.delayqVersion() + ", public API only: `schedule`, `scheduleAll` in chunks of "
         + Fmt.count(s.bulkChunk()) + ", `startWorkers` with concurrency " + s.workerThreads()
         + ", other options default (so the idempotency window is on: "
-        + minutesOf(Delayq.Builder.DEFAULT_IDEMPOTENCY_WINDOW) + "); 1 partition unless said");
+        + minutesOf(Delayq.Builder.DEFAULT_IDEMPOTENCY_WINDOW) + "; jobs are scheduled with the default"
+        + " `DuplicatePolicy.REPLACE`, whose ids the window does not keep); 1 partition unless said");
     row("Redisson", RunInfo.redissonVersion() + ", `RDelayedQueue` over `RBlockingQueue`, single server, codec "
         + RedissonContender.defaultCodec() + " (its default), every other setting default; " + s.workerThreads()
         + " consumer threads in `take()`. Redisson 3.x marks `RDelayedQueue` deprecated in favour of"
@@ -343,12 +344,12 @@ final class Report {
     int jobs = x == null ? s.memoryJobs() : x.jobs();
     line(IDEMPOTENCY);
     line();
-    line("delayq alone. An acked (or cancelled) job leaves its id behind for the idempotency window (default "
-        + minutesOf(window) + "), in two Redis sets per partition that take turns, so that a retried `schedule` of"
-        + " that id with `DuplicatePolicy.KEEP` does not run the job again. " + Fmt.count(jobs) + " jobs, loaded"
+    line("delayq alone. An acked (or cancelled) job scheduled with `DuplicatePolicy.KEEP` leaves its id behind"
+        + " for the idempotency window (default " + minutesOf(window) + "), in two Redis sets per partition that"
+        + " take turns, so that a retried `KEEP` schedule of that id does not run the job again (`REPLACE` jobs,"
+        + " as in every other table, leave nothing). " + Fmt.count(jobs) + " jobs scheduled with `KEEP`, loaded"
         + " already due with the bulk call, then drained by " + s.workerThreads() + " handler threads (1"
-        + " partition), twice, each on an emptied Redis: with the default window, as delayq runs in every other"
-        + " table, then with"
+        + " partition), twice, each on an emptied Redis: with the default window, then with"
         + " `idempotencyWindow(Duration.ZERO)`. `used_memory` once every job was acked and the clients had closed,"
         + " minus before the load; the difference between the two runs, per job, is what one finished id costs."
         + " `MEMORY USAGE … SAMPLES 0` weighs the two sets directly. Ids are the benchmark's job numbers, 1 to "
@@ -392,7 +393,7 @@ final class Report {
     double off = x.off() == null ? Double.NaN : x.off().perSecond();
     if (on > 0 && off > 0) {
       out.add("With the window the drain ran at " + Fmt.ratio(on / off) + " its rate without it (one drain"
-          + " each, so a rough guide; the drain table measures delayq with the window on).");
+          + " each, so a rough guide; the drain table's `REPLACE` jobs leave no id to remember).");
     }
     // why: ids are kept at least one window and at most two, so a steady rate holds between one and two windows'
     // worth, each set capped at the documented 1,000,000 ids per partition

@@ -110,13 +110,15 @@ final class ClaimRound {
     long nowMicros = (Long) reply.get(0);
     Instant leaseUntil = Instant.ofEpochMilli(nowMicros / 1000 + leaseMillis);
     long leaseEnds = sent + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-    List<Delivery> jobs = new ArrayList<>((reply.size() - 3) / 5);
-    for (int i = 3; i + 4 < reply.size(); i += 5) {
+    List<Delivery> jobs = new ArrayList<>((reply.size() - 4) / 4);
+    long claim = reply.get(3) instanceof Long ? 0 : Long.parseLong(QueueContext.text(reply.get(3)));
+    int place = 0;
+    for (int i = 4; i + 3 < reply.size(); i += 4) {
       String id = QueueContext.text(reply.get(i));
-      long token = Long.parseLong(QueueContext.text(reply.get(i + 3)));
+      long token = FencingTokens.of(claim, place++);
       JobRecord record;
       try {
-        record = JobRecord.decode((byte[]) reply.get(i + 4));
+        record = JobRecord.decode((byte[]) reply.get(i + 3));
       } catch (RuntimeException e) {
         // why: one record nobody can read must not poison the batch; it goes dead with the reason
         log.warn("job '{}' of queue '{}' has a record that cannot be decoded ({}); it goes to the dead-letter set",

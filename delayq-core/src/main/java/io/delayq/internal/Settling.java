@@ -59,7 +59,7 @@ final class Settling {
             Script.NACK,
             queue.partitionOf(id),
             Keys.bytes(id),
-            QueueContext.number(token),
+            FencingTokens.claimOf(token),
             QueueContext.number(retryMillis),
             bury ? BURY : RETRY,
             reason.getBytes(StandardCharsets.UTF_8))
@@ -68,7 +68,7 @@ final class Settling {
 
   CompletableFuture<Long> extendAsync(String id, long token, long leaseMillis) {
     return queue.run(
-        runner(), Script.EXTEND_LEASE, queue.partitionOf(id), Keys.bytes(id), QueueContext.number(token), QueueContext.number(leaseMillis));
+        runner(), Script.EXTEND_LEASE, queue.partitionOf(id), Keys.bytes(id), FencingTokens.claimOf(token), QueueContext.number(leaseMillis));
   }
 
   /** A holder's own extension of its lease; allowed while the client's connections are open. */
@@ -94,7 +94,7 @@ final class Settling {
     byte[][] args = new byte[held.size() * 2][];
     for (int i = 0; i < held.size(); i++) {
       args[2 * i] = Keys.bytes(held.get(i).id());
-      args[2 * i + 1] = QueueContext.number(held.get(i).token());
+      args[2 * i + 1] = FencingTokens.claimOf(held.get(i).token());
     }
     return args;
   }

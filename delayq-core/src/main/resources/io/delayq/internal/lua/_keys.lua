@@ -4,8 +4,8 @@
 -- KEYS[1] scheduled zset (id -> due ms)       KEYS[2] active zset (id -> lease: deadlineMs * 1024 + attempt)
 -- KEYS[3] jobs hash (id -> record)            KEYS[4] attempts hash (id -> attempts used, while not held)
 -- KEYS[5] errors hash (id -> last failure)    KEYS[6] dead zset (id -> burial ms)
--- KEYS[7] paused flag                         KEYS[8] leases hash (id -> fencing token of its delivery;
---                                              field '' -> the last token issued, see _lease.lua)
+-- KEYS[7] paused flag                         KEYS[8] leases hash (id -> claim number of its delivery;
+--                                              field '' -> the last claim number, see _lease.lua)
 -- KEYS[9], KEYS[10] finished-id sets (two generations)
 -- KEYS[11] hash of the generations' start times (fields 'a' and 'b', epoch ms)
 --

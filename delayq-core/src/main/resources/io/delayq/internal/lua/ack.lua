@@ -1,9 +1,9 @@
 -- ack: finishes jobs whose lease is still held by the delivery that acks them. Takes many
--- (id, token) pairs so that a busy worker acks a whole batch in one call. The ids of finished jobs
+-- (id, claim number) pairs so that a busy worker acks a whole batch in one call. The ids of finished jobs
 -- that were scheduled with KEEP are remembered for the idempotency window.
 --
 -- KEYS and ARGV[1..7]: see _keys.lua.
--- ARGV[8 + 2i] id   ARGV[9 + 2i] fencing token of its delivery
+-- ARGV[8 + 2i] id   ARGV[9 + 2i] claim number of its delivery (its fencing token / 1000, see _lease.lua)
 --
 -- Returns one integer per pair: 1 done, 0 refused (the lease ended, or belongs to another delivery).
 -- @include keys
@@ -11,10 +11,10 @@
 -- @include lease
 -- @include done
 local now_ms = math.floor(redis_now_us() / 1000)
-local ids, tokens = {}, {}
+local ids, claims = {}, {}
 for i = FIRST_ARG, #ARGV, 2 do
   ids[#ids + 1] = ARGV[i]
-  tokens[#tokens + 1] = ARGV[i + 1]
+  claims[#claims + 1] = ARGV[i + 1]
 end
 -- Whole-batch reads and writes (ZMSCORE needs Redis 6.2): a few calls however many jobs are acked.
 local leases = redis.call('ZMSCORE', ACTIVE, unpack(ids))
@@ -23,10 +23,10 @@ local result, done, nd, kept, nk = {}, {}, 0, {}, 0
 for i, id in ipairs(ids) do
   local ok = 0
   local lease = leases[i]
-  if lease and lease_deadline(lease) > now_ms and is_holder(holders[i], tokens[i]) then
+  if lease and lease_deadline(lease) > now_ms and is_holder(holders[i], claims[i]) then
     nd = nd + 1
     done[nd] = id
-    if holders[i] ~= tokens[i] then
+    if holders[i] ~= claims[i] then
       nk = nk + 1
       kept[nk] = id
     end

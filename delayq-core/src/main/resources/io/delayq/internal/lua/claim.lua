@@ -1,10 +1,12 @@
--- claim: leases up to ARGV[8] due jobs of one partition, each under a fresh fencing token, after
+-- claim: leases up to ARGV[8] due jobs of one partition under a fresh claim number, after
 -- ending at most ARGV[10] expired leases (see recover) and trimming dead jobs past their age.
 --
 -- KEYS and ARGV[1..7]: see _keys.lua.
 -- ARGV[8] max jobs   ARGV[9] lease ms   ARGV[10] max expired leases to recover
 --
--- Returns {nowMicros, nextWakeMs, paused, id1, dueMs1 (as text), attempt1, token1, record1, id2, ...}.
+-- Returns {nowMicros, nextWakeMs, paused, claim number (text, or 0 when none was leased), id1,
+-- dueMs1 (as text), attempt1, record1, id2, ...}; the n-th job's fencing token is the claim number
+-- times 1000 plus n - 1 (see _lease.lua).
 -- nextWakeMs is the earliest of the next due time and the next lease deadline, or -1 when the
 -- partition holds neither: the worker sleeps until then.
 -- @include keys
@@ -52,7 +54,7 @@ if head[2 * count + 2] then
   wake_at(tonumber(head[2 * count + 2]))
 end
 
-local out = {now_us, 0, max == 0 and max_jobs > 0 and 1 or 0}
+local out = {now_us, 0, max == 0 and max_jobs > 0 and 1 or 0, 0}
 if count > 0 then
   local ids = {}
   for i = 1, count do
@@ -73,9 +75,9 @@ if count > 0 then
       taken = taken + 1
     end
   end
-  local token, counter
+  local claim, counter
   if taken > 0 then
-    token, counter = issue_tokens(taken, now_us)
+    claim, counter = next_claim(now_us)
   end
   redis.call('ZREMRANGEBYRANK', SCHEDULED, 0, count - 1)
   if taken > 0 then
@@ -83,7 +85,9 @@ if count > 0 then
     -- why: a number argument costs Redis a float-to-text conversion per job; the batch shares a
     -- deadline, so each distinct attempt's score is formatted once
     local score_text = {}
-    local zadd, nz, leases, nl, no = {}, 0, {TOKEN_COUNTER, counter}, 2, 3
+    local zadd, nz, leases, nl, no = {}, 0, {TOKEN_COUNTER, counter}, 2, 4
+    local claim_keep = claim .. 'k'
+    out[4] = claim
     for i, id in ipairs(ids) do
       local record = records[i]
       if record then
@@ -93,20 +97,17 @@ if count > 0 then
           score = string.format('%d', lease_score(deadline, attempt))
           score_text[attempt] = score
         end
-        local token_text = string.format('%d', token)
-        token = token + 1
         zadd[nz + 1] = score
         zadd[nz + 2] = id
         nz = nz + 2
         leases[nl + 1] = id
-        leases[nl + 2] = scheduled_with_keep(record) and token_text .. 'k' or token_text
+        leases[nl + 2] = scheduled_with_keep(record) and claim_keep or claim
         nl = nl + 2
         out[no + 1] = id
         out[no + 2] = head[2 * i]
         out[no + 3] = attempt
-        out[no + 4] = token_text
-        out[no + 5] = record
-        no = no + 5
+        out[no + 4] = record
+        no = no + 4
       end
     end
     redis.call('ZADD', ACTIVE, unpack(zadd))

@@ -3,7 +3,7 @@
 -- KEYS and ARGV[1..7]: see _keys.lua.
 -- ARGV[8] id
 --
--- Returns {state, time, attempts, record, lastError or false, token or false} with state
+-- Returns {state, time, attempts, record, lastError or false, claim number or false} with state
 -- 's' scheduled (time: due ms), 'a' active (time: lease deadline ms), 'x' expired (an active lease
 -- that ended and is not yet recovered; time: its deadline), 'd' dead (time: burial ms); or {}.
 -- @include keys

@@ -2,7 +2,7 @@
 -- dead set when it has used all its attempts (or ARGV[11] is '1': the caller gives up on it now).
 --
 -- KEYS and ARGV[1..7]: see _keys.lua.
--- ARGV[8] id  ARGV[9] fencing token  ARGV[10] retry delay ms  ARGV[11] '1' to bury at once, else '0'
+-- ARGV[8] id  ARGV[9] claim number of the delivery (its fencing token / 1000)  ARGV[10] retry delay ms  ARGV[11] '1' to bury at once, else '0'
 -- ARGV[12] error text
 --
 -- Returns {1, dueMs} when scheduled again, {2, deadAtMs} when buried.
@@ -12,11 +12,11 @@
 -- @include wake
 -- @include bury
 -- @include lease
-local id, token = ARGV[FIRST_ARG], ARGV[FIRST_ARG + 1]
+local id, claim = ARGV[FIRST_ARG], ARGV[FIRST_ARG + 1]
 local now_ms = math.floor(redis_now_us() / 1000)
-local lease = held_lease(id, token, now_ms)
+local lease = held_lease(id, claim, now_ms)
 if not lease then
-  return redis.error_reply('DQ_LEASE_EXPIRED the delivery with token ' .. token .. ' no longer holds this job')
+  return redis.error_reply('DQ_LEASE_EXPIRED the delivery of claim ' .. claim .. ' no longer holds this job')
 end
 local attempt = lease_attempt(lease)
 redis.call('ZREM', ACTIVE, id)

@@ -3,7 +3,7 @@
 -- job did not fail. The next delivery gets a new token, so this holder's calls are refused after.
 --
 -- KEYS and ARGV[1..7]: see _keys.lua.
--- ARGV[8 + 2i] id  ARGV[9 + 2i] fencing token
+-- ARGV[8 + 2i] id  ARGV[9 + 2i] claim number of the delivery (its fencing token / 1000)
 --
 -- Returns one integer per pair: 1 released, 0 when that delivery no longer held the job (its
 -- lease ended, or another delivery holds it).
