@@ -381,8 +381,10 @@ class HttpApiIT {
     assertThat(extended.status()).isEqualTo(200);
     assertThat(extended.json().path("leaseUntil").asLong()).isGreaterThan(job.path("leaseUntil").asLong() + 50_000);
     assertThat(api.get(jobs() + "/l").json().path("leaseUntil").asLong()).isEqualTo(extended.json().path("leaseUntil").asLong());
-    String otherToken = Long.toString(Long.parseLong(token(job)) + 7);
-    assertError(api.post(jobs() + "/l/lease", Map.of("token", otherToken, "leaseMs", 1000)), 409, "conflict", null);
+    // a token of another claim: one issued after this one, and one before it
+    for (long other : List.of(Long.parseLong(token(job)) + 1000, Long.parseLong(token(job)) - 1000)) {
+      assertError(api.post(jobs() + "/l/lease", Map.of("token", Long.toString(other), "leaseMs", 1000)), 409, "conflict", null);
+    }
     assertError(api.post(jobs() + "/l/lease", Map.of("token", token(job), "leaseMs", 5)), 400, "invalid_request", "leaseMs");
   }
 
