@@ -11,6 +11,11 @@ public enum DuplicatePolicy {
    * worker holds right now cannot be replaced ({@link JobActiveException}).
    */
   REPLACE,
-  /** The first job stays as it is; the new request is ignored. */
+  /**
+   * The first job stays as it is; the new request is ignored. A job scheduled with {@code KEEP}
+   * (or asked for with {@code KEEP} while it existed) still counts as existing for the client's
+   * idempotency window once it is acked or cancelled, so repeating a {@code KEEP} request never
+   * runs a job twice. Use it where a retried schedule must be safe.
+   */
   KEEP
 }

@@ -26,8 +26,8 @@ public interface JobQueue {
    * Schedules one job.
    *
    * @throws JobActiveException when the request replaces a job a worker holds now
-   * @throws OutcomeUnknownException when Redis did not answer in time; scheduling the same id again
-   *     is then safe (see the exception)
+   * @throws OutcomeUnknownException when Redis did not answer in time; scheduling the same request
+   *     again is then safe if it uses {@link DuplicatePolicy#KEEP} (see the exception)
    */
   ScheduledJob schedule(JobRequest request);
 

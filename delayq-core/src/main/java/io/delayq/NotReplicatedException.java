@@ -7,8 +7,9 @@ import java.util.List;
  * replicas than required confirmed it in time. The jobs are scheduled; they are lost only if that
  * master fails before its replicas catch up. To make sure of them, schedule the same requests again
  * with {@link DuplicatePolicy#KEEP} within the client's idempotency window: a job still waiting is
- * kept as it is, and one that ran or was cancelled in the meantime is not scheduled again. With
- * {@link DuplicatePolicy#REPLACE}, a job that already ran would run a second time.
+ * kept as it is, and one scheduled with {@code KEEP} that ran or was cancelled in the meantime is
+ * not scheduled again. A job first scheduled with {@link DuplicatePolicy#REPLACE} that already ran
+ * would run a second time, so schedule with {@code KEEP} from the start where that matters.
  *
  * @since 0.1.0
  */
@@ -29,8 +30,9 @@ public final class NotReplicatedException extends DelayqException {
                 ? "The idempotency window is off, so scheduling these ids again is safe only for jobs"
                     + " that have not run yet"
                 : "Scheduling the same requests again with DuplicatePolicy.KEEP within "
-                    + idempotencyWindow + " (the idempotency window) is safe: a job still waiting is kept,"
-                    + " one that ran or was cancelled meanwhile is not scheduled again"));
+                    + idempotencyWindow + " (the idempotency window) is safe for jobs scheduled with KEEP: a job"
+                    + " still waiting is kept, one that ran or was cancelled meanwhile is not scheduled again."
+                    + " A job first scheduled with REPLACE that already ran would run again"));
     this.required = required;
     this.confirmed = confirmed;
     this.unconfirmedIds = List.copyOf(unconfirmedIds);

@@ -71,6 +71,50 @@ class ForeignDataIT {
   }
 
   @Test
+  void aClaimCounterOutOfRangeNeitherRepeatsATokenNorBreaksTheAcks() {
+    // Values Lua does read as numbers, but no claim counter can hold: past 2^53, where adding one
+    // changes nothing; past what a token (claim number x 1000) fits in; infinite, not a number, negative.
+    for (String counter : List.of("9007199254740993", "1e16", "inf", "nan", "-5", "1.5")) {
+      String name = TestRedis.uniqueQueue("foreign-counter");
+      try (Delayq delayq = Delayq.connect(redis.uri())) {
+        JobQueue queue = delayq.queue(name);
+        PullConsumer pull = queue.pull();
+        queue.schedule(JobRequest.of("x").withId("j"));
+        write("{dq:" + name + ":0}:leases", "", counter);
+        LeasedJob first = pull.claim(1, Duration.ofMillis(150)).get(0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> queue.get("j").orElseThrow().state() == JobState.EXPIRED);
+        LeasedJob second = pull.claim(1, Duration.ofSeconds(30)).get(0);
+
+        assertThat(second.token()).as(counter).isGreaterThan(first.token()).isPositive();
+        assertThatThrownBy(() -> pull.ack(first)).as(counter).isInstanceOf(LeaseExpiredException.class);
+        pull.ack(second);
+        assertThat(queue.get("j")).as(counter).isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void aLeasesKeyOfTheWrongTypeLosesNoExpiredJob() {
+    String name = TestRedis.uniqueQueue("foreign-leases");
+    try (Delayq delayq = Delayq.connect(redis.uri())) {
+      JobQueue queue = delayq.queue(name);
+      queue.scheduleAll(jobs(2));
+      queue.pull().claim(2, Duration.ofMillis(150));
+      await().atMost(Duration.ofSeconds(5)).until(() -> queue.admin().stats().expired() == 2);
+      write("{dq:" + name + ":0}:leases", null, "not a hash");
+      for (int i = 0; i < 3; i++) {
+        try {
+          queue.pull().claim(10, Duration.ofSeconds(30));
+        } catch (DelayqException refused) {
+          // why: the claim may fail on the foreign key, or hand back nothing; either way no job may go
+        }
+      }
+      QueueStats stats = queue.admin().stats();
+      assertThat(stats.expired()).as("both jobs still wait for recovery: " + stats).isEqualTo(2);
+    }
+  }
+
+  @Test
   void anAttemptsValueThatIsNotANumberCostsNoOtherJobOfTheBatch() {
     String name = TestRedis.uniqueQueue("foreign-attempts");
     try (Delayq delayq = Delayq.connect(redis.uri())) {

@@ -206,7 +206,8 @@ final class Producing {
           "queue '" + queue.name + "': " + failed + " of the schedule's batches failed (" + failure.getMessage()
               + ") and " + replication.answeredBatches + " were written, so some of these jobs may be scheduled"
               + " and some not. Schedule the same requests again with DuplicatePolicy.KEEP: the ones already"
-              + " there are kept",
+              + " there are kept (a job that already ran is kept finished only if it was scheduled with KEEP"
+              + " the first time)",
           failure);
     }
     if (durable()) {

@@ -46,7 +46,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       "",
       "Exit codes: 0 done, 1 failed (server or Redis unreachable), 2 usage error, 3 not found, 4 conflict,"
           + " 5 unauthorized, 6 outcome unknown (no answer in time: the change may or may not have been made;"
-          + " an enqueue may be repeated with the same --id and --keep).",
+          + " an enqueue made with --keep may be repeated as it was).",
       "",
       "Examples:",
       "  java -jar delayq-server.jar serve --port 7070",

@@ -13,8 +13,11 @@
 local LEASE_SCALE = 1024
 -- The highest attempt a lease can carry; records written by others with more are capped here.
 local MAX_ATTEMPT = 1000
--- The leases hash field that holds the last token issued: no job id is empty.
+-- The leases hash field that holds the last claim number: no job id is empty.
 local TOKEN_COUNTER = ''
+-- Claim numbers stay below this: exact in a double (2^53 is 9.007e15), and times 1000 within a
+-- signed 64-bit token. The server clock in microseconds reaches it in the year 2255.
+local MAX_CLAIM = 9000000000000000
 
 local function lease_score(deadline_ms, attempt)
   return deadline_ms * LEASE_SCALE + attempt
@@ -55,9 +58,18 @@ end
 -- growing even if the counter is lost (a failover that dropped the last writes, a deleted key):
 -- one is never reused.
 local function next_claim(now_us)
-  -- why: a counter that is not a number (written by another program) is read as 0; the clock
-  -- keeps the numbers fresh all the same
-  local claim = math.max(tonumber(redis.call('HGET', LEASES, TOKEN_COUNTER)) or 0, now_us) + 1
+  local counter = tonumber(redis.call('HGET', LEASES, TOKEN_COUNTER))
+  -- why: a counter no claim could have written (another program's: not a number, a fraction,
+  -- negative, infinite, not-a-number, past MAX_CLAIM, where adding one may change nothing) is
+  -- read as 0; the clock keeps the numbers fresh all the same
+  if not counter or not (counter >= 0 and counter < MAX_CLAIM) or counter % 1 ~= 0 then
+    counter = 0
+  end
+  local claim = math.max(counter, now_us) + 1
+  if claim >= MAX_CLAIM then
+    error(redis.error_reply('DQ_CLOCK the server clock (' .. string.format('%d', now_us)
+      .. ' us) is past the range of fencing tokens; check the Redis host\'s time'))
+  end
   -- why: padded past hash-max-listpack-value (64 bytes), so Redis keeps this hash as a hash
   -- table. A hash of up to 128 short entries is otherwise a listpack, searched linearly: writing
   -- and reading a batch of 100 leases cost about five times as much.

@@ -4,8 +4,10 @@
 -- recover the one job they touch first, so an expired, unrecovered lease never blocks them.
 local function recover(id, score, now_ms)
   local attempts = lease_attempt(score)
-  redis.call('ZREM', ACTIVE, id)
+  -- why: first, so that a leases key of another type (another program's) fails the call before
+  -- it changes anything; Redis does not undo the writes of a script that stops halfway
   redis.call('HDEL', LEASES, id)
+  redis.call('ZREM', ACTIVE, id)
   local record = redis.call('HGET', JOBS, id)
   if not record then
     redis.call('HDEL', ATTEMPTS, id)

@@ -16,8 +16,8 @@ public final class ExitCodes {
   public static final int UNAUTHORIZED = 5;
   /**
    * Outcome unknown: Redis (or the server) did not answer in time, or the link dropped mid-call, so
-   * the change may or may not have been made. Look before repeating it; an enqueue may be repeated
-   * with the same {@code --id} and {@code --keep}.
+   * the change may or may not have been made. Look before repeating it; an enqueue made with
+   * {@code --keep} may be repeated as it was.
    */
   public static final int OUTCOME_UNKNOWN = 6;
 

@@ -84,8 +84,8 @@ final class Format {
   static String outcomeUnknown(String what) {
     String text = what == null || what.isBlank() ? "no answer came in time" : what.strip().replaceAll("\\s*\\R\\s*", " ");
     return "outcome unknown: " + text + (text.endsWith(".") ? "" : ".")
-        + " The call may or may not have taken effect: `delayq get` shows the job, and an enqueue may be"
-        + " repeated safely with the same --id and --keep";
+        + " The call may or may not have taken effect: `delayq get` shows the job, and an enqueue made with"
+        + " --keep may be repeated safely as it was (without --keep, a job that already ran would run again)";
   }
 
   /** What to do about a job a worker holds now. */

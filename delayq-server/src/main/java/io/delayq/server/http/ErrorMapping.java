@@ -110,10 +110,11 @@ final class ErrorMapping {
     if (read) {
       return what + " This call only reads, so it changed nothing: retry it.";
     }
-    return what + " The call may have taken effect, or not. Retrying a schedule with the same id and"
-        + " \"onDuplicate\":\"keep\" is safe within the idempotency window (" + minutes(IDEMPOTENCY_WINDOW)
+    return what + " The call may have taken effect, or not. A schedule sent with \"onDuplicate\":\"keep\""
+        + " may be sent again as it was within the idempotency window (" + minutes(IDEMPOTENCY_WINDOW)
         + "): a job still waiting is kept as it is, and one that already ran or was cancelled is not"
-        + " scheduled again. An ack or nack may be retried with the same token; a 409 then means the first"
+        + " scheduled again. Sent again with \"replace\" (the default), a job that already ran runs again."
+        + " An ack or nack may be retried with the same token; a 409 then means the first"
         + " one took effect or the lease ended. A claim may be retried: jobs it leased unanswered go back.";
   }
 

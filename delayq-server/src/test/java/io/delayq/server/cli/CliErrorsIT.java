@@ -70,7 +70,7 @@ class CliErrorsIT {
       assertThat(result.err())
           .startsWith("delayq enqueue: outcome unknown: the delayq server at " + url + " could not confirm POST")
           .contains("did not answer within PT10S")
-          .contains("the same --id and --keep");
+          .contains("an enqueue made with --keep may be repeated safely as it was");
     } finally {
       fake.stop(0);
     }

@@ -46,7 +46,7 @@ class ErrorMappingTest {
     assertThat(body.path("detail").asText())
         .startsWith(error.getMessage())
         .contains("may have taken effect")
-        .contains("the same id and \"onDuplicate\":\"keep\" is safe within the idempotency window (5 minutes)");
+        .contains("A schedule sent with \"onDuplicate\":\"keep\" may be sent again as it was within the idempotency window (5 minutes)");
     JsonNode read = body(ErrorMapping.toResponse(error, "GET", "/v1/queues/q/jobs/7"));
     assertThat(read.path("error").asText()).isEqualTo("outcome_unknown");
     assertThat(read.path("detail").asText()).startsWith(error.getMessage()).contains("only reads").contains("retry it");

@@ -46,7 +46,7 @@ class OutcomeUnknownIT {
         assertThat(unknown.header("Retry-After")).isNull();
         assertThat(unknown.json().path("detail").asText())
             .contains("may have taken effect")
-            .contains("the same id and \"onDuplicate\":\"keep\" is safe within the idempotency window");
+            .contains("A schedule sent with \"onDuplicate\":\"keep\" may be sent again as it was within the idempotency window");
       } finally {
         redis.shutdown();
       }
