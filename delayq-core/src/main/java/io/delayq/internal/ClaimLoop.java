@@ -20,7 +20,12 @@ import org.slf4j.LoggerFactory;
  */
 final class ClaimLoop implements WakeListener, Runnable {
   private static final Logger log = LoggerFactory.getLogger(ClaimLoop.class);
-  static final long MAX_ERROR_BACKOFF_MILLIS = 5_000;
+  /**
+   * The longest wait between claims while Redis does not answer. why: as long as the reconnect
+   * delay's cap (LinkWatchdog.reconnectDelay), so that workers resume within about a second of
+   * Redis coming back; a claim refused while the link is down costs nothing on the wire.
+   */
+  static final long MAX_ERROR_BACKOFF_MILLIS = 1_000;
 
   private final Settling settling;
   private final WorkerOptions options;
