@@ -72,10 +72,11 @@ public final class Keys {
    *   <li>errors: hash, job id to the last failure's message
    *   <li>dead: zset, job id by time of burial
    *   <li>paused: string, present while claiming is paused
-   *   <li>leases: hash, job id to the fencing token of the delivery holding it (with a {@code k}
-   *       appended for a job scheduled with {@code KEEP}); the empty field holds the last token
+   *   <li>leases: hash, job id to the number of the claim holding it (with a {@code k} appended
+   *       for a job scheduled with {@code KEEP}); the empty field holds the last claim number
    *       issued on this partition
-   *   <li>done:a, done:b: sets, ids finished within the idempotency window, in two generations
+   *   <li>done:a, done:b: sets, ids of {@code KEEP} jobs finished within the idempotency window,
+   *       in two generations
    *   <li>done:starts: hash, when each generation began (fields {@code a}, {@code b}, epoch ms)
    * </ol>
    */

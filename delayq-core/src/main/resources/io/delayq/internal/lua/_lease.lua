@@ -14,7 +14,7 @@ local LEASE_SCALE = 1024
 -- The highest attempt a lease can carry; records written by others with more are capped here.
 local MAX_ATTEMPT = 1000
 -- The leases hash field that holds the last claim number: no job id is empty.
-local TOKEN_COUNTER = ''
+local CLAIM_COUNTER = ''
 -- Claim numbers stay below this: exact in a double (2^53 is 9.007e15), and times 1000 within a
 -- signed 64-bit token. The server clock in microseconds reaches it in the year 2255.
 local MAX_CLAIM = 9000000000000000
@@ -53,12 +53,12 @@ local function held_lease(id, claim, now_ms)
   return score
 end
 
--- A fresh claim number (as text), and the counter value the caller must write to TOKEN_COUNTER
+-- A fresh claim number (as text), and the counter value the caller must write to CLAIM_COUNTER
 -- with its leases. Claim numbers never fall behind the server clock in microseconds, so they keep
 -- growing even if the counter is lost (a failover that dropped the last writes, a deleted key):
 -- one is never reused.
 local function next_claim(now_us)
-  local counter = tonumber(redis.call('HGET', LEASES, TOKEN_COUNTER))
+  local counter = tonumber(redis.call('HGET', LEASES, CLAIM_COUNTER))
   -- why: a counter no claim could have written (another program's: not a number, a fraction,
   -- negative, infinite, not-a-number, past MAX_CLAIM, where adding one may change nothing) is
   -- read as 0; the clock keeps the numbers fresh all the same

@@ -85,7 +85,7 @@ if count > 0 then
     -- why: a number argument costs Redis a float-to-text conversion per job; the batch shares a
     -- deadline, so each distinct attempt's score is formatted once
     local score_text = {}
-    local zadd, nz, leases, nl, no = {}, 0, {TOKEN_COUNTER, counter}, 2, 4
+    local zadd, nz, leases, nl, no = {}, 0, {CLAIM_COUNTER, counter}, 2, 4
     local claim_keep = claim .. 'k'
     out[4] = claim
     for i, id in ipairs(ids) do

@@ -3,7 +3,7 @@
 -- KEYS and ARGV[1..7]: see _keys.lua.
 -- ARGV[8] id
 --
--- Returns {state, time, attempts, record, lastError or false, claim number or false} with state
+-- Returns {state, time, attempts, record, lastError or false} with state
 -- 's' scheduled (time: due ms), 'a' active (time: lease deadline ms), 'x' expired (an active lease
 -- that ended and is not yet recovered; time: its deadline), 'd' dead (time: burial ms); or {}.
 -- @include keys
@@ -19,16 +19,15 @@ local score = redis.call('ZSCORE', ACTIVE, id)
 if score then
   local now_ms = math.floor(redis_now_us() / 1000)
   local state = lease_deadline(score) > now_ms and 'a' or 'x'
-  local token = redis.call('HGET', LEASES, id)
-  return {state, lease_deadline(score), lease_attempt(score), record, error, token and string.match(token, '^%d+') or false}
+  return {state, lease_deadline(score), lease_attempt(score), record, error}
 end
 local attempts = tonumber(redis.call('HGET', ATTEMPTS, id)) or 0
 score = redis.call('ZSCORE', SCHEDULED, id)
 if score then
-  return {'s', tonumber(score), attempts, record, error, false}
+  return {'s', tonumber(score), attempts, record, error}
 end
 score = redis.call('ZSCORE', DEAD, id)
 if score then
-  return {'d', tonumber(score), attempts, record, error, false}
+  return {'d', tonumber(score), attempts, record, error}
 end
 return {}
