@@ -19,6 +19,8 @@ import java.util.Objects;
  * @param createdAt when it was scheduled
  * @param payload its payload
  * @param lastError the error of its last failed attempt, or {@code null}
+ * @param payloadIsJson whether the payload was scheduled as JSON text ({@link JobRequest#ofJson});
+ *     since 0.2.0
  * @since 0.1.0
  */
 public record JobInfo(
@@ -31,12 +33,19 @@ public record JobInfo(
     int maxAttempts,
     Instant createdAt,
     byte[] payload,
-    String lastError) {
+    String lastError,
+    boolean payloadIsJson) {
 
   public JobInfo {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(payload, "payload");
+  }
+
+  /** A job whose payload is plain bytes. */
+  public JobInfo(String id, JobState state, Instant runAt, Instant leaseUntil, Instant deadAt, int attempts,
+      int maxAttempts, Instant createdAt, byte[] payload, String lastError) {
+    this(id, state, runAt, leaseUntil, deadAt, attempts, maxAttempts, createdAt, payload, lastError, false);
   }
 
   /** The payload decoded as UTF-8. */
@@ -56,7 +65,8 @@ public record JobInfo(
         && maxAttempts == that.maxAttempts
         && Objects.equals(createdAt, that.createdAt)
         && Arrays.equals(payload, that.payload)
-        && Objects.equals(lastError, that.lastError);
+        && Objects.equals(lastError, that.lastError)
+        && payloadIsJson == that.payloadIsJson;
   }
 
   @Override

@@ -27,6 +27,8 @@ import java.util.Objects;
  * @param runAt when the job is due, or {@code null}; at most one of delay and runAt is set
  * @param maxAttempts how many times the job is tried before it goes to the dead-letter set
  * @param onDuplicate what happens when the id is already known
+ * @param payloadIsJson whether the payload is JSON text ({@link #ofJson}), handed out over HTTP as
+ *     that JSON value; since 0.2.0
  * @since 0.1.0
  */
 public record JobRequest(
@@ -35,7 +37,8 @@ public record JobRequest(
     Duration delay,
     Instant runAt,
     int maxAttempts,
-    DuplicatePolicy onDuplicate) {
+    DuplicatePolicy onDuplicate,
+    boolean payloadIsJson) {
 
   /** Attempts a job gets when the request does not say. */
   public static final int DEFAULT_MAX_ATTEMPTS = 5;
@@ -64,8 +67,28 @@ public record JobRequest(
   }
 
   /** A job due now with this payload, a generated id and the default settings. */
+  /** A request for a payload of plain bytes (or text): {@link #payloadIsJson()} is false. */
+  public JobRequest(String id, byte[] payload, Duration delay, Instant runAt, int maxAttempts, DuplicatePolicy onDuplicate) {
+    this(id, payload, delay, runAt, maxAttempts, onDuplicate, false);
+  }
+
   public static JobRequest of(byte[] payload) {
-    return new JobRequest(null, payload, null, null, DEFAULT_MAX_ATTEMPTS, DuplicatePolicy.REPLACE);
+    return new JobRequest(null, payload, null, null, DEFAULT_MAX_ATTEMPTS, DuplicatePolicy.REPLACE, false);
+  }
+
+  /**
+   * A request whose payload is JSON text, stored as its UTF-8 bytes and marked as JSON: a Java
+   * worker sees those bytes, and the HTTP API hands the payload out as that JSON value rather
+   * than as a string. delayq does not parse it; pass well-formed JSON.
+   *
+   * @since 0.2.0
+   */
+  public static JobRequest ofJson(String json) {
+    if (json == null) {
+      return of((byte[]) null);
+    }
+    return new JobRequest(null, json.getBytes(StandardCharsets.UTF_8), null, null, DEFAULT_MAX_ATTEMPTS,
+        DuplicatePolicy.REPLACE, true);
   }
 
   /** A job due now whose payload is this text in UTF-8. */
@@ -77,27 +100,27 @@ public record JobRequest(
   }
 
   public JobRequest withId(String id) {
-    return new JobRequest(id, payload, delay, runAt, maxAttempts, onDuplicate);
+    return new JobRequest(id, payload, delay, runAt, maxAttempts, onDuplicate, payloadIsJson);
   }
 
   /** Due this long after it reaches Redis. Clears any {@code runAt}. */
   public JobRequest withDelay(Duration delay) {
     return new JobRequest(
-        id, payload, Objects.requireNonNull(delay, "delay"), null, maxAttempts, onDuplicate);
+        id, payload, Objects.requireNonNull(delay, "delay"), null, maxAttempts, onDuplicate, payloadIsJson);
   }
 
   /** Due at this instant (by the Redis clock). Clears any delay. */
   public JobRequest withRunAt(Instant runAt) {
     return new JobRequest(
-        id, payload, null, Objects.requireNonNull(runAt, "runAt"), maxAttempts, onDuplicate);
+        id, payload, null, Objects.requireNonNull(runAt, "runAt"), maxAttempts, onDuplicate, payloadIsJson);
   }
 
   public JobRequest withMaxAttempts(int maxAttempts) {
-    return new JobRequest(id, payload, delay, runAt, maxAttempts, onDuplicate);
+    return new JobRequest(id, payload, delay, runAt, maxAttempts, onDuplicate, payloadIsJson);
   }
 
   public JobRequest withOnDuplicate(DuplicatePolicy onDuplicate) {
-    return new JobRequest(id, payload, delay, runAt, maxAttempts, onDuplicate);
+    return new JobRequest(id, payload, delay, runAt, maxAttempts, onDuplicate, payloadIsJson);
   }
 
   /** The payload decoded as UTF-8. */
@@ -113,12 +136,13 @@ public record JobRequest(
         && Objects.equals(delay, that.delay)
         && Objects.equals(runAt, that.runAt)
         && maxAttempts == that.maxAttempts
-        && onDuplicate == that.onDuplicate;
+        && onDuplicate == that.onDuplicate
+        && payloadIsJson == that.payloadIsJson;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(id, Arrays.hashCode(payload), delay, runAt, maxAttempts, onDuplicate);
+    return Objects.hash(id, Arrays.hashCode(payload), delay, runAt, maxAttempts, onDuplicate, payloadIsJson);
   }
 
   @Override
@@ -127,7 +151,7 @@ public record JobRequest(
         + id
         + ", payload="
         + payload.length
-        + " bytes, delay="
+        + (payloadIsJson ? " bytes of JSON, delay=" : " bytes, delay=")
         + delay
         + ", runAt="
         + runAt

@@ -26,6 +26,16 @@ public interface LeasedJob {
   String payloadAsString();
 
   /**
+   * Whether the payload was scheduled as JSON text ({@link JobRequest#ofJson}, or a JSON value
+   * other than a string over HTTP).
+   *
+   * @since 0.2.0
+   */
+  default boolean payloadIsJson() {
+    return false;
+  }
+
+  /**
    * Which attempt this is, counting from 1. A job handed back uncounted (by a closing worker, or
    * {@link PullConsumer#release}) is delivered again on the same attempt, with a new token.
    */

@@ -56,6 +56,18 @@ class JobRequestTest {
   }
 
   @Test
+  void refusesIdsThatDisplayAsOtherIdsOrReadAsPathSteps() {
+    assertThatThrownBy(() -> JobRequest.of("x").withId("a\ud800")).hasMessageContaining("lone UTF-16 surrogate U+D800");
+    assertThatThrownBy(() -> JobRequest.of("x").withId("invoice-\u202Egpj.exe")).hasMessageContaining("U+202E")
+        .hasMessageContaining("bidirectional");
+    assertThatThrownBy(() -> JobRequest.of("x").withId("line\u2028break")).hasMessageContaining("U+2028");
+    assertThatThrownBy(() -> JobRequest.of("x").withId("..")).hasMessageContaining("path step");
+    assertThatThrownBy(() -> JobRequest.of("x").withId(".")).hasMessageContaining("path step");
+    assertThat(JobRequest.of("x").withId("...").id()).isEqualTo("...");
+    assertThat(JobRequest.of("x").withId("emoji-\uD83D\uDE00").id()).isEqualTo("emoji-\uD83D\uDE00");
+  }
+
+  @Test
   void equalityComparesPayloadBytes() {
     assertThat(JobRequest.of("same").withId("a")).isEqualTo(JobRequest.of("same").withId("a"));
     assertThat(JobRequest.of("same")).isNotEqualTo(JobRequest.of("other"));

@@ -1,6 +1,7 @@
 package io.delayq;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delayq.testing.TestRedis;
@@ -39,6 +40,23 @@ class PullApiIT {
     assertThat(jobs).singleElement().satisfies(job -> assertThat(job.id()).isEqualTo(scheduled.id()));
     assertThat(returned).isAfterOrEqualTo(scheduled.runAt());
     assertThat(Duration.between(scheduled.runAt(), returned)).isLessThan(Duration.ofMillis(250));
+  }
+
+  @Test
+  void aJsonPayloadStaysMarkedAsJsonThroughClaimLookupAndRetry() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("json-payload"));
+    queue.schedule(JobRequest.ofJson("{\"order\":42}").withId("json"));
+    queue.schedule(JobRequest.of("{\"order\":42}").withId("text"));
+    assertThat(queue.get("json").orElseThrow().payloadIsJson()).isTrue();
+    assertThat(queue.get("text").orElseThrow().payloadIsJson()).isFalse();
+    List<LeasedJob> jobs = queue.pull().claim(10, Duration.ofSeconds(30));
+    assertThat(jobs).extracting(LeasedJob::id, LeasedJob::payloadIsJson, LeasedJob::payloadAsString)
+        .containsExactlyInAnyOrder(tuple("json", true, "{\"order\":42}"), tuple("text", false, "{\"order\":42}"));
+    for (LeasedJob job : jobs) {
+      queue.pull().nack(job.id(), job.token(), Duration.ZERO, "again");
+    }
+    assertThat(queue.pull().claim(10, Duration.ofSeconds(30))).extracting(LeasedJob::id, LeasedJob::payloadIsJson)
+        .containsExactlyInAnyOrder(tuple("json", true), tuple("text", false));
   }
 
   @Test

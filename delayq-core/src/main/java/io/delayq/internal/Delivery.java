@@ -12,6 +12,7 @@ final class Delivery implements LeasedJob {
   private final int partition;
   private final String id;
   private final byte[] payload;
+  private final boolean payloadIsJson;
   private final int attempt;
   private final int maxAttempts;
   private final long token;
@@ -38,6 +39,7 @@ final class Delivery implements LeasedJob {
     this.partition = partition;
     this.id = Objects.requireNonNull(id, "id");
     this.payload = record.payload();
+    this.payloadIsJson = record.json();
     this.attempt = attempt;
     this.maxAttempts = record.maxAttempts();
     this.token = token;
@@ -74,6 +76,11 @@ final class Delivery implements LeasedJob {
   @Override
   public byte[] payload() {
     return payload;
+  }
+
+  @Override
+  public boolean payloadIsJson() {
+    return payloadIsJson;
   }
 
   @Override

@@ -45,7 +45,8 @@ final class JobLookup {
             record.maxAttempts(),
             Instant.ofEpochMilli(record.createdMillis()),
             record.payload(),
-            error));
+            error,
+            record.json()));
   }
 
   boolean cancel(String id) {

@@ -9,13 +9,19 @@ import java.util.Arrays;
  * remembered for the idempotency window once it finishes) and {@code r} otherwise. A text header
  * keeps it readable from Lua (which needs maxAttempts and the policy) and from redis-cli; the
  * payload is never parsed. Records of delayq 0.1, {@code "1|<maxAttempts>|<createdMs>|"}, are read
- * as {@code r}.
+ * as {@code r}. A {@code j} right after the creation time ({@code "2|r|5|1700000000000j|"}) marks a
+ * payload that is JSON text (scheduled as a JSON value): there, because no script reads that field.
  */
-public record JobRecord(int maxAttempts, long createdMillis, boolean keep, byte[] payload) {
+public record JobRecord(int maxAttempts, long createdMillis, boolean keep, byte[] payload, boolean json) {
   private static final byte SEP = '|';
+  private static final byte JSON = 'j';
+
+  public JobRecord(int maxAttempts, long createdMillis, boolean keep, byte[] payload) {
+    this(maxAttempts, createdMillis, keep, payload, false);
+  }
 
   public byte[] encode() {
-    byte[] header = ((keep ? "2|k|" : "2|r|") + maxAttempts + "|" + createdMillis + "|")
+    byte[] header = ((keep ? "2|k|" : "2|r|") + maxAttempts + "|" + createdMillis + (json ? "j|" : "|"))
         .getBytes(StandardCharsets.US_ASCII);
     byte[] out = Arrays.copyOf(header, header.length + payload.length);
     System.arraycopy(payload, 0, out, header.length, payload.length);
@@ -41,8 +47,9 @@ public record JobRecord(int maxAttempts, long createdMillis, boolean keep, byte[
     int second = indexOf(stored, from);
     int third = indexOf(stored, second + 1);
     int maxAttempts = (int) parseLong(stored, from, second);
-    long created = parseLong(stored, second + 1, third);
-    return new JobRecord(maxAttempts, created, keep, Arrays.copyOfRange(stored, third + 1, stored.length));
+    boolean json = third > second + 1 && stored[third - 1] == JSON;
+    long created = parseLong(stored, second + 1, json ? third - 1 : third);
+    return new JobRecord(maxAttempts, created, keep, Arrays.copyOfRange(stored, third + 1, stored.length), json);
   }
 
   private static int indexOf(byte[] b, int from) {

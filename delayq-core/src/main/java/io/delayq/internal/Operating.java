@@ -100,11 +100,13 @@ final class Operating implements QueueAdmin {
         int maxAttempts;
         Instant created;
         byte[] payload;
+        boolean json = false;
         try {
           JobRecord record = JobRecord.decode(stored);
           maxAttempts = record.maxAttempts();
           created = Instant.ofEpochMilli(record.createdMillis());
           payload = record.payload();
+          json = record.json();
         } catch (IllegalStateException e) {
           // why: a record nobody can decode is exactly what an operator needs to see here
           maxAttempts = 1;
@@ -122,7 +124,8 @@ final class Operating implements QueueAdmin {
                 maxAttempts,
                 created,
                 payload,
-                error.isEmpty() ? null : error));
+                error.isEmpty() ? null : error,
+                json));
       }
     }
     dead.sort(Comparator.comparing(JobInfo::deadAt).reversed());

@@ -145,7 +145,8 @@ final class Producing {
             : request.delay() == null ? 0 : Rules.delayMillis(request.delay());
     boolean keep = request.onDuplicate() == DuplicatePolicy.KEEP;
     byte[] record =
-        new JobRecord(request.maxAttempts(), System.currentTimeMillis(), keep, request.payload()).encode();
+        new JobRecord(request.maxAttempts(), System.currentTimeMillis(), keep, request.payload(), request.payloadIsJson())
+            .encode();
     byte[][] args = {
       Keys.bytes(id),
       record,

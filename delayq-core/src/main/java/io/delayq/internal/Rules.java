@@ -23,6 +23,10 @@ public final class Rules {
   private Rules() {}
 
   public static String checkQueueName(String name) {
+    if (".".equals(name) || "..".equals(name)) {
+      throw new InvalidRequestException(
+          "queue", "name '" + name + "' is not allowed: it reads as a path step in URLs; use other characters too");
+    }
     if (name == null || !QUEUE_NAME.matcher(name).matches()) {
       throw new InvalidRequestException(
           "queue",
@@ -37,6 +41,11 @@ public final class Rules {
     if (id == null || id.isEmpty()) {
       throw new InvalidRequestException(
           "id", "is empty; pass a non-empty id, or none to have one generated");
+    }
+    if (id.equals(".") || id.equals("..")) {
+      // why: clients and proxies resolve "." and ".." in URL paths, so /jobs/.. would name another resource
+      throw new InvalidRequestException(
+          "id", "'" + id + "' is not allowed: it reads as a path step in URLs; use other characters too");
     }
     int bytes = id.getBytes(StandardCharsets.UTF_8).length;
     if (bytes > MAX_ID_BYTES) {
@@ -60,6 +69,14 @@ public final class Rules {
             "'" + abbreviate(id) + "' contains a lone UTF-16 surrogate U+" + String.format("%04X", (int) c)
                 + " at index " + i + ", which has no UTF-8 form; ids must be valid Unicode text");
       }
+      if (isInvisibleFormatting(c)) {
+        // why: a bidi override or line separator makes one id display as another in logs and terminals
+        throw new InvalidRequestException(
+            "id",
+            "'" + abbreviate(id) + "' contains U+" + String.format("%04X", (int) c) + " at index " + i
+                + ", a bidirectional-text control or line separator that makes an id display as another;"
+                + " ids must not contain them");
+      }
       if (Character.isISOControl(c)) {
         throw new InvalidRequestException(
             "id",
@@ -73,6 +90,12 @@ public final class Rules {
       }
     }
     return id;
+  }
+
+  /** Bidirectional-text controls (embeddings, overrides, isolates, marks) and line/paragraph separators. */
+  static boolean isInvisibleFormatting(char c) {
+    return (c >= '\u202A' && c <= '\u202E') || (c >= '\u2066' && c <= '\u2069') || c == '\u200E' || c == '\u200F'
+        || c == '\u061C' || c == '\u2028' || c == '\u2029';
   }
 
   public static long delayMillis(Duration delay) {

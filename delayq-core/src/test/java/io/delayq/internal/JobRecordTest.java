@@ -27,6 +27,17 @@ class JobRecordTest {
   }
 
   @Test
+  void marksAJsonPayloadAfterTheCreationTimeWhereNoScriptLooks() {
+    byte[] stored = new JobRecord(5, 7, false, "{\"a\":1}".getBytes(StandardCharsets.UTF_8), true).encode();
+    assertThat(new String(stored, StandardCharsets.UTF_8)).isEqualTo("2|r|5|7j|{\"a\":1}");
+    JobRecord decoded = JobRecord.decode(stored);
+    assertThat(decoded.json()).isTrue();
+    assertThat(decoded.createdMillis()).isEqualTo(7);
+    assertThat(new String(decoded.payload(), StandardCharsets.UTF_8)).isEqualTo("{\"a\":1}");
+    assertThat(JobRecord.decode("2|k|5|7|j|".getBytes(StandardCharsets.UTF_8)).json()).isFalse();
+  }
+
+  @Test
   void readsTheRecordsOfDelayq01() {
     JobRecord old = JobRecord.decode("1|5|1733000000123|k|payload".getBytes(StandardCharsets.UTF_8));
     assertThat(old.maxAttempts()).isEqualTo(5);

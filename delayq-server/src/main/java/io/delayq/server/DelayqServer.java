@@ -3,6 +3,7 @@ package io.delayq.server;
 import io.delayq.Delayq;
 import io.delayq.embedded.RedisServerProcess;
 import io.delayq.server.http.ApiServer;
+import io.delayq.server.http.HttpSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -24,7 +25,7 @@ final class DelayqServer {
   private static final Pattern VERSION = Pattern.compile("v=(\\S+)");
 
   /** What {@code serve} was asked for, already checked. */
-  record Settings(String bind, int port, String redisUrl, String redisSource, String token, Path dataDir) {}
+  record Settings(String bind, int port, String redisUrl, String redisSource, String token, Path dataDir, HttpSettings http) {}
 
   private final RedisServerProcess embedded;
   private final Delayq delayq;
@@ -63,7 +64,7 @@ final class DelayqServer {
         log.info("using Redis at {} (from {})", redact(redisUrl), settings.redisSource());
       }
       delayq = Delayq.connect(redisUrl);
-      ApiServer api = ApiServer.start(delayq, settings.bind(), settings.port(), settings.token());
+      ApiServer api = ApiServer.start(delayq, settings.http());
       DelayqServer server = new DelayqServer(embedded, delayq, api);
       log.info("delayq server listening on {} ({})", api.baseUrl(settings.bind()),
           api.requiresToken() ? "bearer token required" : "no token: every caller that reaches this address may use it");

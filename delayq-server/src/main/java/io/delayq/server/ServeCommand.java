@@ -7,6 +7,8 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import io.delayq.server.http.HttpSettings;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,11 +59,34 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Where the embedded Redis keeps its AOF and log (env DELAYQ_DATA_DIR, default ${DEFAULT-VALUE}).")
   Path dataDir;
 
+  @Option(names = "--tls-cert", defaultValue = "${env:DELAYQ_TLS_CERT}",
+      description = "PEM certificate chain: serve HTTPS instead of HTTP (env DELAYQ_TLS_CERT); needs --tls-key.")
+  Path tlsCertificate;
+
+  @Option(names = "--tls-key", defaultValue = "${env:DELAYQ_TLS_KEY}",
+      description = "PEM (PKCS#8, unencrypted) private key of --tls-cert (env DELAYQ_TLS_KEY).")
+  Path tlsKey;
+
+  @Option(names = "--max-connections", defaultValue = "${env:DELAYQ_MAX_CONNECTIONS:-4096}",
+      description = "Open connections beyond which new ones are closed at once (env DELAYQ_MAX_CONNECTIONS, default ${DEFAULT-VALUE}).")
+  int maxConnections;
+
+  @Option(names = "--allowed-host", split = ",", defaultValue = "${env:DELAYQ_ALLOWED_HOSTS}",
+      description = "Host names this server answers to besides its bind address and loopback names, when it has no"
+          + " token (comma-separated; env DELAYQ_ALLOWED_HOSTS). Other Host headers are refused (DNS rebinding).")
+  List<String> allowedHosts;
+
+  @Option(names = "--log-level", defaultValue = "${env:DELAYQ_LOG_LEVEL:-info}",
+      description = "Level of delayq's log, including the access log: error, warn, info, debug or trace"
+          + " (env DELAYQ_LOG_LEVEL, default ${DEFAULT-VALUE}).")
+  String logLevel;
+
   @Override
   public Integer call() {
     PrintWriter err = spec != null ? spec.commandLine().getErr() : new PrintWriter(System.err, true);
     DelayqServer.Settings settings;
     try {
+      LogLevel.apply(logLevel);
       settings = settings();
     } catch (UsageException e) {
       err.println("delayq serve: " + e.getMessage());
@@ -105,10 +130,28 @@ public final class ServeCommand implements Callable<Integer> {
       log.warn("the bearer token is only {} characters long; use at least {} random characters, e.g. from"
           + " `openssl rand -hex 32`", bearer.length(), SHORT_TOKEN);
     }
+    if (maxConnections < 1) {
+      throw new UsageException("--max-connections (DELAYQ_MAX_CONNECTIONS) must be at least 1; got " + maxConnections);
+    }
+    if ((tlsCertificate == null) != (tlsKey == null)) {
+      throw new UsageException("--tls-cert (DELAYQ_TLS_CERT) and --tls-key (DELAYQ_TLS_KEY) go together; give both"
+          + " to serve HTTPS, or neither");
+    }
+    for (Path file : new Path[] {tlsCertificate, tlsKey}) {
+      if (file != null && !Files.isReadable(file)) {
+        throw new UsageException("cannot read " + file + " (--tls-cert / --tls-key); check the path and that this user"
+            + " may read it");
+      }
+    }
     String redis = redisUrl == null || redisUrl.isBlank() ? null : redisUrl.trim();
     String source = redis == null ? null : (System.getenv("REDIS_URL") != null && redis.equals(System.getenv("REDIS_URL").trim()) ? "REDIS_URL" : "--redis");
+    String listenOn = bindAddress.isEmpty() ? "127.0.0.1" : bindAddress;
+    HttpSettings http = new HttpSettings(listenOn, port, bearer, maxConnections, HttpSettings.DEFAULT_HEADER_TIMEOUT,
+        HttpSettings.DEFAULT_BODY_TIMEOUT, HttpSettings.DEFAULT_IDLE_TIMEOUT, HttpSettings.DEFAULT_WRITE_TIMEOUT,
+        tlsCertificate, tlsKey, allowedHosts == null ? List.of() : allowedHosts.stream().map(String::trim)
+            .filter(h -> !h.isEmpty()).toList());
     return new DelayqServer.Settings(
-        bindAddress.isEmpty() ? "127.0.0.1" : bindAddress, port, redis, source, bearer, dataDir == null ? Path.of("data") : dataDir);
+        listenOn, port, redis, source, bearer, dataDir == null ? Path.of("data") : dataDir, http);
   }
 
   /** The token from --token or --token-file, trimmed; null when neither is set. */

@@ -56,6 +56,31 @@ final class ApiException extends RuntimeException {
     return new ApiException(429, "too_many_requests", detail, null, Map.of("Retry-After", "1"));
   }
 
+  /** A request the HTTP layer could not read (bad framing, bad headers): the connection closes after it. */
+  static ApiException badFraming(String detail) {
+    return new ApiException(400, "bad_request", detail, null, Map.of("Connection", "close"));
+  }
+
+  static ApiException forbidden(String detail) {
+    return new ApiException(403, "forbidden", detail, null, Map.of());
+  }
+
+  static ApiException requestTimeout(String detail) {
+    return new ApiException(408, "request_timeout", detail, null, Map.of("Connection", "close"));
+  }
+
+  static ApiException uriTooLong(String detail) {
+    return new ApiException(414, "uri_too_long", detail, null, Map.of("Connection", "close"));
+  }
+
+  static ApiException headersTooLarge(String detail) {
+    return new ApiException(431, "headers_too_large", detail, null, Map.of("Connection", "close"));
+  }
+
+  static ApiException busy(String detail) {
+    return new ApiException(503, "busy", detail, null, Map.of("Retry-After", "1"));
+  }
+
   static ApiException shuttingDown() {
     return new ApiException(
         503, "shutting_down", "the server is shutting down; retry against another instance or after it restarts",

@@ -1,67 +1,110 @@
 package io.delayq.server.http;
 
-import com.sun.net.httpserver.Headers;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.delayq.Delayq;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.timeout.WriteTimeoutHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.BindException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP API v1, {@code /health}, {@code /metrics} and {@code /openapi.json} on the JDK's own
- * HTTP server, answering from a bounded pool of threads named {@code delayq-http-N}.
+ * The HTTP API v1, the health checks, {@code /metrics} and {@code /openapi.json}, on Netty.
+ *
+ * <p>Connections are read on a few event-loop threads that never block: a request is read whole
+ * (within its route's body limit and the header and body timeouts) before its handler runs on a
+ * bounded pool of handler threads, because handlers call delayq-core, which waits for Redis. A
+ * waiting claim (long poll) holds no thread: its answer is a promise, completed by a job becoming
+ * due, its timer, or the client hanging up (which hands its jobs back at once).
  *
  * <p>Each request is routed by the one {@linkplain Routes route table}, checked for the bearer
- * token, handled with calls to delayq-core's public API only, and any exception it throws is
- * turned into a status and error body by the one {@linkplain ErrorMapping exception table}.
+ * token and, for browsers, by the {@link BrowserGuard}, and any exception is turned into a status
+ * and error body by the one {@linkplain ErrorMapping exception table}.
  *
- * <p>{@link #shutdown(Duration)} drains: new requests are answered 503, waiting claims return at
- * once with what they have, requests in flight get up to the given time to finish, and then the
- * server closes every connection.
+ * <p>{@link #shutdown(Duration)} drains: the port closes, new requests are answered 503, waiting
+ * claims return at once with what they have, requests in flight get up to the given time to
+ * finish, and then every connection is closed.
  *
  * @since 0.1.0
  */
 public final class ApiServer {
   private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
-  /** Threads answering requests; a waiting claim holds one for up to 60 s. */
-  public static final int THREADS = 64;
-  /** Claims that may wait at once; the other threads stay free for producers and acks. */
-  public static final int WAITING_CLAIMS = 48;
-  /** Requests accepted but not yet given a thread, beyond which connections are dropped. */
-  private static final int QUEUED_REQUESTS = 1024;
-  private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS");
+  /** Threads running handlers, which block on Redis for a round trip or a few. */
+  static final int HANDLER_THREADS = 64;
+  /** Requests read and waiting for a handler thread, beyond which a request is answered 503. */
+  private static final int QUEUED_REQUESTS = 4096;
+  /** Claims that may wait at once; each costs a promise and a timer, not a thread. */
+  public static final int WAITING_CLAIMS = 4096;
+  static final int MAX_REQUEST_LINE = 8 * 1024;
+  static final int MAX_HEADER_BYTES = 16 * 1024;
 
-  private final HttpServer server;
-  private final ThreadPoolExecutor executor;
-  private final Router router;
-  private final BearerAuth auth;
-  private final ServerMetrics metrics;
+  private final HttpSettings settings;
+  private final EventLoopGroup acceptor;
+  private final EventLoopGroup loops;
+  private final ChannelGroup connections = new DefaultChannelGroup("delayq-http", GlobalEventExecutor.INSTANCE);
+  private final ThreadPoolExecutor handlers;
+  private final SslContext tls;
+  final Router router;
+  final BearerAuth auth;
+  final BrowserGuard guard;
+  final ServerMetrics metrics;
   private final LongPolls longPolls;
-  private final AtomicInteger admitted = new AtomicInteger();
+  private final AtomicInteger open = new AtomicInteger();
+  private final AtomicInteger inFlight = new AtomicInteger();
   private final Object drained = new Object();
   private final AtomicBoolean stopping = new AtomicBoolean();
   private volatile boolean draining;
+  private Channel listener;
 
-  private ApiServer(HttpServer server, ThreadPoolExecutor executor, Delayq delayq, String token) {
-    this.server = server;
-    this.executor = executor;
-    this.auth = new BearerAuth(token);
+  private ApiServer(Delayq delayq, HttpSettings settings, SslContext tls) {
+    this.settings = settings;
+    this.tls = tls;
+    this.auth = new BearerAuth(settings.token());
+    this.guard = new BrowserGuard(settings, auth.enabled());
     this.metrics = new ServerMetrics();
-    this.longPolls = new LongPolls(WAITING_CLAIMS);
+    this.acceptor = new MultiThreadIoEventLoopGroup(1, named("delayq-http-accept-"), NioIoHandler.newFactory());
+    this.loops = new MultiThreadIoEventLoopGroup(
+        Math.max(2, Runtime.getRuntime().availableProcessors()), named("delayq-http-io-"), NioIoHandler.newFactory());
+    this.handlers = new ThreadPoolExecutor(HANDLER_THREADS, HANDLER_THREADS, 60, TimeUnit.SECONDS,
+        new ArrayBlockingQueue<>(QUEUED_REQUESTS), named("delayq-http-"));
+    handlers.allowCoreThreadTimeOut(true);
+    this.longPolls = new LongPolls(WAITING_CLAIMS, loops.next());
     metrics.waitingClaims(longPolls);
     Queues queues = new Queues(delayq);
     this.router =
@@ -70,53 +113,214 @@ public final class ApiServer {
                 new JobEndpoints(queues, metrics),
                 new WorkerEndpoints(queues, metrics, longPolls),
                 new QueueEndpoints(queues),
-                new SystemEndpoints(delayq, metrics)));
+                new SystemEndpoints(delayq, metrics, () -> draining)));
   }
 
-  /**
-   * Binds {@code bind:port} (port 0: a free one) and starts answering.
-   *
-   * @param token the bearer token every call but {@code /health} must carry, or null for none
-   */
+  /** Binds {@code bind:port} (port 0: a free one) with every limit at its default, and starts answering. */
   public static ApiServer start(Delayq delayq, String bind, int port, String token) throws IOException {
-    // why: the JDK server writes headers and body in separate writes; with Nagle's algorithm on,
-    // a small response can then wait for the client's delayed ACK (up to 40 ms on Linux).
-    setIfAbsent("sun.net.httpserver.nodelay", "true");
-    // why: the JDK server reads a request on one of our threads and, by default, waits for a slow
-    // sender forever; 64 trickling clients would then hold every thread. 30 s (in seconds) still
-    // lets the largest batch body through a slow link; exposed beyond loopback, the server belongs
-    // behind a reverse proxy that buffers requests.
-    setIfAbsent("sun.net.httpserver.maxReqTime", "30");
-    HttpServer server;
+    return start(delayq, HttpSettings.of(bind, port, token));
+  }
+
+  /** Binds the settings' address and starts answering. */
+  public static ApiServer start(Delayq delayq, HttpSettings settings) throws IOException {
+    ApiServer api = new ApiServer(delayq, settings, settings.tls() ? tlsContext(settings) : null);
     try {
-      server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(bind), port), 128);
-    } catch (BindException e) {
-      throw new BindException("cannot listen on " + bind + ":" + port + " (" + e.getMessage() + "); choose another"
-          + " --port (DELAYQ_PORT) or --bind (DELAYQ_BIND), or stop the program that uses it");
+      api.listen();
+    } catch (IOException | RuntimeException e) {
+      api.stopLoops();
+      throw e;
     }
-    ThreadPoolExecutor executor =
-        new ThreadPoolExecutor(
-            THREADS, THREADS, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUED_REQUESTS), named("delayq-http-"));
-    executor.allowCoreThreadTimeOut(true);
-    ApiServer api = new ApiServer(server, executor, delayq, token);
-    server.createContext("/", api::handle);
-    server.setExecutor(executor);
-    server.start();
     return api;
   }
 
-  private static void setIfAbsent(String property, String value) {
-    if (System.getProperty(property) == null) {
-      System.setProperty(property, value);
+  private static SslContext tlsContext(HttpSettings settings) throws IOException {
+    try {
+      return SslContextBuilder.forServer(settings.tlsCertificate().toFile(), settings.tlsKey().toFile())
+          .applicationProtocolConfig(new ApplicationProtocolConfig(
+              ApplicationProtocolConfig.Protocol.ALPN,
+              ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+              ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+              ApplicationProtocolNames.HTTP_1_1))
+          .build();
+    } catch (SSLException | IllegalArgumentException e) {
+      throw new IOException("cannot use the TLS certificate " + settings.tlsCertificate() + " with key "
+          + settings.tlsKey() + " (" + e.getMessage() + "); give a PEM certificate chain and its PEM private key"
+          + " (PKCS#8, unencrypted), e.g. from `openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256"
+          + " -nodes -keyout key.pem -out cert.pem`", e);
+    }
+  }
+
+  private void listen() throws IOException {
+    InetAddress address = InetAddress.getByName(settings.bind());
+    ServerBootstrap bootstrap = new ServerBootstrap()
+        .group(acceptor, loops)
+        .channel(NioServerSocketChannel.class)
+        .option(ChannelOption.SO_BACKLOG, 1024)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childOption(ChannelOption.SO_KEEPALIVE, true)
+        .childHandler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel channel) {
+            connections.add(channel);
+            HttpConnection connection = new HttpConnection(ApiServer.this, settings, channel.remoteAddress());
+            if (tls != null) {
+              channel.pipeline().addLast("tls", tls.newHandler(channel.alloc()));
+            }
+            channel.pipeline()
+                .addLast("limit", connectionLimit)
+                .addLast("write-timeout", new WriteTimeoutHandler(settings.writeTimeout().toMillis(), TimeUnit.MILLISECONDS))
+                .addLast("first-byte", connection.firstByteWatch())
+                .addLast("decoder", new StrictRequestDecoder())
+                .addLast("encoder", new HttpResponseEncoder())
+                .addLast("api", connection);
+          }
+        });
+    try {
+      listener = bootstrap.bind(new InetSocketAddress(address, settings.port())).syncUninterruptibly().channel();
+    } catch (Exception e) {
+      if (e instanceof BindException || e.getCause() instanceof BindException) {
+        throw new BindException("cannot listen on " + settings.bind() + ":" + settings.port() + " (" + e.getMessage()
+            + "); choose another --port (DELAYQ_PORT) or --bind (DELAYQ_BIND), or stop the program that uses it");
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Closes connections beyond {@link HttpSettings#maxConnections()} as soon as they open, so that
+   * a flood of idle or trickling connections costs a bounded amount of memory.
+   */
+  private final ChannelHandler connectionLimit = new ConnectionLimit();
+
+  @ChannelHandler.Sharable
+  private final class ConnectionLimit extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      if (open.incrementAndGet() > settings.maxConnections() || draining) {
+        metrics.connectionRefused();
+        ctx.close();
+        return;
+      }
+      ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      open.decrementAndGet();
+      ctx.fireChannelInactive();
+    }
+  }
+
+  /**
+   * The request decoder, refusing a message that carries both {@code Content-Length} and
+   * {@code Transfer-Encoding: chunked}: two framings for one body are how requests get smuggled
+   * past a proxy that picks the other one.
+   */
+  private static final class StrictRequestDecoder extends HttpRequestDecoder {
+    StrictRequestDecoder() {
+      super(new HttpDecoderConfig()
+          .setMaxInitialLineLength(MAX_REQUEST_LINE)
+          .setMaxHeaderSize(MAX_HEADER_BYTES)
+          .setMaxChunkSize(64 * 1024));
+    }
+
+    @Override
+    protected void handleTransferEncodingChunkedWithContentLength(HttpMessage message) {
+      throw new IllegalArgumentException(
+          "the request has both Content-Length and Transfer-Encoding: chunked; send one of them");
+    }
+  }
+
+  boolean draining() {
+    return draining;
+  }
+
+  int openConnections() {
+    return open.get();
+  }
+
+  /** Counts a request as in flight until {@link #finished()}; shutdown waits for these. */
+  void started() {
+    inFlight.incrementAndGet();
+  }
+
+  void finished() {
+    if (inFlight.decrementAndGet() == 0 && draining) {
+      synchronized (drained) {
+        drained.notifyAll();
+      }
+    }
+  }
+
+  /**
+   * Runs a matched request's handler on a handler thread; its answer, or the error it threw
+   * turned into one, completes the returned stage.
+   */
+  CompletableFuture<Response> dispatch(Route route, Request request, String path) {
+    CompletableFuture<Response> answer = new CompletableFuture<>();
+    try {
+      handlers.execute(() -> {
+        try {
+          CompletionStage<Response> stage = route.handler().handle(request);
+          stage.whenComplete((response, error) -> {
+            if (error != null) {
+              answer.complete(failure(error, request.method(), path));
+            } else {
+              answer.complete(response);
+            }
+          });
+        } catch (Throwable e) {
+          answer.complete(failure(e, request.method(), path));
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      answer.complete(ErrorMapping.toResponse(
+          ApiException.busy(QUEUED_REQUESTS + " requests are already waiting for a handler on this server; retry in a"
+              + " second, or spread the load over more servers"), request.method(), path));
+    }
+    return answer;
+  }
+
+  /** Runs blocking clean-up (handing back jobs nobody received) off the event loop. */
+  void runBlocking(Runnable task) {
+    try {
+      handlers.execute(task);
+    } catch (RejectedExecutionException e) {
+      Thread thread = new Thread(task, "delayq-http-cleanup");
+      thread.setDaemon(true);
+      thread.start();
+    }
+  }
+
+  static Response failure(Throwable error, String method, String path) {
+    Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+        ? error.getCause() : error;
+    haltIfFatal(cause);
+    return ErrorMapping.toResponse(cause, method, path);
+  }
+
+  /**
+   * Ends the JVM on an {@link OutOfMemoryError} or another {@link VirtualMachineError} but a
+   * stack overflow: a server that lost a thread's work to one is left in a state nobody can
+   * vouch for, and one that is gone is restarted by its supervisor.
+   */
+  static void haltIfFatal(Throwable error) {
+    if (error instanceof VirtualMachineError && !(error instanceof StackOverflowError)) {
+      try {
+        System.err.println("delayq: fatal " + error + "; exiting so that the server is restarted whole");
+        System.err.flush();
+      } finally {
+        Runtime.getRuntime().halt(3);
+      }
     }
   }
 
   /** The address actually bound. */
   public InetSocketAddress address() {
-    return server.getAddress();
+    return (InetSocketAddress) listener.localAddress();
   }
 
-  /** {@code http://<bind>:<port>}, with IPv6 addresses in brackets. */
+  /** {@code http(s)://<bind>:<port>}, with IPv6 addresses in brackets. */
   public String baseUrl(String bind) {
     InetAddress address;
     try {
@@ -125,96 +329,35 @@ public final class ApiServer {
       address = null;
     }
     String host = address instanceof Inet6Address && !bind.startsWith("[") ? "[" + bind + "]" : bind;
-    return "http://" + host + ":" + address().getPort();
+    return (tls != null ? "https://" : "http://") + host + ":" + address().getPort();
   }
 
   public boolean requiresToken() {
     return auth.enabled();
   }
 
-  private void handle(HttpExchange exchange) {
-    long start = System.nanoTime();
-    String method = exchange.getRequestMethod();
-    String rawPath = exchange.getRequestURI().getRawPath();
-    String route = Router.UNMATCHED;
-    int status = 500;
-    admitted.incrementAndGet();
-    try {
-      Response response;
-      try {
-        if (draining) {
-          throw ApiException.shuttingDown();
-        }
-        Router.Match match = router.match(method, rawPath);
-        route = match.label();
-        if (!match.pathOpen()) {
-          auth.check(exchange.getRequestHeaders().getFirst("Authorization"));
-        }
-        response = match.found() ? match.route().handler().handle(new Request(exchange, match.params())) : noRoute(match, method, rawPath);
-      } catch (Exception e) {
-        response = ErrorMapping.toResponse(e, method, PathCodec.abbreviate(rawPath));
-      }
-      status = response.status();
-      send(exchange, response);
-    } finally {
-      metrics.request(METHODS.contains(method) ? method : "other", route, status, System.nanoTime() - start);
-      if (admitted.decrementAndGet() == 0 && draining) {
-        synchronized (drained) {
-          drained.notifyAll();
-        }
-      }
-    }
-  }
-
-  private static Response noRoute(Router.Match match, String method, String rawPath) {
-    if (match.allowedMethods().isEmpty()) {
-      throw ApiException.notFound(
-          "no route " + method + " " + PathCodec.abbreviate(rawPath) + "; the API is under /v1 and described at /openapi.json");
-    }
-    String allowed = String.join(", ", match.allowedMethods());
-    throw ApiException.methodNotAllowed(
-        method + " is not allowed on " + PathCodec.abbreviate(rawPath) + "; allowed: " + allowed, allowed);
-  }
-
-  private static void send(HttpExchange exchange, Response response) {
-    try {
-      Headers headers = exchange.getResponseHeaders();
-      response.headers().forEach(headers::set);
-      byte[] body = response.body();
-      if (body == null || body.length == 0) {
-        exchange.sendResponseHeaders(response.status(), -1);
-      } else {
-        headers.set("Content-Type", response.contentType());
-        exchange.sendResponseHeaders(response.status(), body.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-          out.write(body);
-        }
-      }
-    } catch (IOException e) {
-      log.debug("could not send the answer to {} {}: {}", exchange.getRequestMethod(), exchange.getRequestURI(), e.toString());
-      response.onUndelivered().run();
-    } finally {
-      exchange.close();
-    }
-  }
-
   /**
-   * Stops the server, each step logged: new requests are refused with 503, waiting claims return
-   * with what they have, requests in flight get up to {@code drain} to finish, then every
-   * connection is closed and the threads end. Idempotent.
+   * Stops the server, each step logged: the port closes and new requests are refused with 503,
+   * waiting claims return with what they have, requests in flight get up to {@code drain} to
+   * finish, then every connection is closed and the threads end. Idempotent.
    */
   public void shutdown(Duration drain) {
     if (!stopping.compareAndSet(false, true)) {
       return;
     }
     draining = true;
+    if (listener != null) {
+      listener.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    }
+    int waiting = longPolls.waiting();
+    int running = inFlight.get();
     longPolls.close();
     log.info("shutdown: no longer taking requests; {} in flight ({} waiting claims told to return), waiting up to {} s",
-        admitted.get(), longPolls.waiting(), drain.toSeconds());
+        running, waiting, drain.toSeconds());
     long deadline = System.nanoTime() + drain.toNanos();
     synchronized (drained) {
       long left;
-      while (admitted.get() > 0 && (left = deadline - System.nanoTime()) > 0) {
+      while (inFlight.get() > 0 && (left = deadline - System.nanoTime()) > 0) {
         try {
           TimeUnit.NANOSECONDS.timedWait(drained, left);
         } catch (InterruptedException e) {
@@ -223,26 +366,30 @@ public final class ApiServer {
         }
       }
     }
-    int unfinished = admitted.get();
+    int unfinished = inFlight.get();
     if (unfinished > 0) {
       log.warn("shutdown: {} request(s) still running after {} s; closing their connections", unfinished, drain.toSeconds());
     } else {
       log.info("shutdown: all requests finished");
     }
-    // why: stop(0), after draining ourselves: JDK 17's HttpServer.stop(delay) waits the whole
-    // delay when no exchange is in flight (JDK-8304065, fixed in JDK 21).
-    server.stop(0);
-    executor.shutdown();
+    connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    stopLoops();
+    handlers.shutdown();
     try {
-      if (!executor.awaitTermination(2, TimeUnit.SECONDS)) {
-        executor.shutdownNow();
+      if (!handlers.awaitTermination(2, TimeUnit.SECONDS)) {
+        handlers.shutdownNow();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      executor.shutdownNow();
+      handlers.shutdownNow();
     }
     metrics.close();
     log.info("shutdown: HTTP server stopped");
+  }
+
+  private void stopLoops() {
+    acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+    loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
   }
 
   private static ThreadFactory named(String prefix) {

@@ -56,6 +56,11 @@ final class Fields {
     return value != null && !value.isNull();
   }
 
+  /** Whether the field is there at all, even as JSON null. */
+  boolean present(String name) {
+    return node.get(name) != null;
+  }
+
   String name(String field) {
     return prefix + field;
   }

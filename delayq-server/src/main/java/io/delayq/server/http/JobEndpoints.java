@@ -49,11 +49,7 @@ final class JobEndpoints {
    */
   Response scheduleBatch(Request request) throws Exception {
     String name = request.path("queue");
-    JsonNode body = request.json(BodyLimits.BATCH_BYTES);
-    if (!body.isArray() || body.isEmpty() || body.size() > MAX_BATCH) {
-      throw new InvalidRequestException(
-          "body", "must be a JSON array of 1 to " + MAX_BATCH + " jobs; got " + Fields.describe(body));
-    }
+    List<JsonNode> body = request.jsonArray(BodyLimits.BATCH_BYTES, MAX_BATCH, "jobs");
     List<JobRequests.Parsed> parsed = new ArrayList<>(body.size());
     for (int i = 0; i < body.size(); i++) {
       parsed.add(JobRequests.parse(body.get(i), "[" + i + "]", "[" + i + "]."));

@@ -47,7 +47,7 @@ final class JobRequests {
    */
   static Parsed parse(JsonNode json, String place, String prefix) {
     Fields fields = Fields.of(json, place, prefix, FIELDS);
-    JobRequest request = JobRequest.of(payload(fields));
+    JobRequest request = payload(fields);
     try {
       if (fields.has("id")) {
         request = request.withId(fields.string("id").orElseThrow());
@@ -78,38 +78,86 @@ final class JobRequests {
     return new Parsed(request, maxAttempts.isPresent());
   }
 
-  private static byte[] payload(Fields fields) {
-    boolean text = fields.has("payload");
+  /**
+   * The payload: a JSON string is stored as its UTF-8 bytes; any other JSON value (object, array,
+   * number, boolean, null) as its JSON text, marked as JSON so that it is handed out as that same
+   * value; {@code payloadBase64} as the bytes it decodes to.
+   */
+  private static JobRequest payload(Fields fields) {
+    boolean value = fields.present("payload");
     boolean binary = fields.has("payloadBase64");
-    if (text == binary) {
+    if (value == binary) {
       throw new InvalidRequestException(
           fields.name("payload"),
-          text
-              ? "and payloadBase64 were both given; give payload for text or payloadBase64 for binary data, not both"
-              : "is missing; give payload (a string, stored as UTF-8) or payloadBase64 (binary data)");
+          value
+              ? "and payloadBase64 were both given; give payload (any JSON value) or payloadBase64 (binary data), not both"
+              : "is missing; give payload (any JSON value; a string is stored as UTF-8 text) or payloadBase64 (binary data)");
     }
+    JobRequest request;
     byte[] bytes;
-    if (text) {
-      String payload = fields.string("payload").orElseThrow();
+    if (value && fields.raw("payload").isTextual()) {
+      String payload = fields.raw("payload").textValue();
       checkNoLoneSurrogate(fields.name("payload"), payload);
       bytes = payload.getBytes(StandardCharsets.UTF_8);
+      request = JobRequest.of(bytes);
+    } else if (value) {
+      checkNoLoneSurrogate(fields.name("payload"), fields.raw("payload"));
+      bytes = Json.writeStrictly(fields.raw("payload"), fields.name("payload"));
+      request = JobRequest.ofJson(new String(bytes, StandardCharsets.UTF_8));
     } else {
       String encoded = fields.string("payloadBase64").orElseThrow();
-      try {
-        bytes = Base64.getDecoder().decode(encoded);
-      } catch (IllegalArgumentException e) {
-        throw new InvalidRequestException(
-            fields.name("payloadBase64"), "is not valid base64 (" + e.getMessage() + "); use the standard alphabet with padding");
-      }
+      bytes = strictBase64(fields.name("payloadBase64"), encoded);
+      request = JobRequest.of(bytes);
     }
     if (bytes.length > BodyLimits.PAYLOAD_BYTES) {
       throw new InvalidRequestException(
-          fields.name(text ? "payload" : "payloadBase64"),
+          fields.name(value ? "payload" : "payloadBase64"),
           String.format(
               "is %,d bytes; the limit is %,d. Store the body elsewhere and schedule its key",
               bytes.length, BodyLimits.PAYLOAD_BYTES));
     }
+    return request;
+  }
+
+  /**
+   * Decodes base64 in its one canonical form (RFC 4648 standard alphabet, with padding): the
+   * JDK's decoder also takes unpadded input and stray bits, so two different strings could
+   * decode to the same bytes, or a truncated one to shorter bytes, without anyone noticing.
+   */
+  static byte[] strictBase64(String field, String encoded) {
+    byte[] bytes;
+    try {
+      bytes = Base64.getDecoder().decode(encoded);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidRequestException(
+          field, "is not valid base64 (" + e.getMessage() + "); use the standard alphabet (A-Z a-z 0-9 + /) with '=' padding");
+    }
+    if (!Base64.getEncoder().encodeToString(bytes).equals(encoded)) {
+      throw new InvalidRequestException(
+          field, "is not canonical base64: " + (encoded.length() % 4 != 0 ? "its length, " + encoded.length()
+              + ", is not a multiple of 4 (padding '=' missing?)" : "its last character carries bits that are not part of"
+              + " the data") + "; encode with the standard alphabet and '=' padding, e.g. base64(1) or"
+              + " Base64.getEncoder()");
+    }
     return bytes;
+  }
+
+  /** Every string and name inside a JSON payload must be text that UTF-8 can hold. */
+  private static void checkNoLoneSurrogate(String field, JsonNode value) {
+    if (value.isTextual()) {
+      checkNoLoneSurrogate(field, value.textValue());
+    } else if (value.isContainerNode()) {
+      for (java.util.Iterator<java.util.Map.Entry<String, JsonNode>> it = value.fields(); it.hasNext(); ) {
+        java.util.Map.Entry<String, JsonNode> entry = it.next();
+        checkNoLoneSurrogate(field, entry.getKey());
+        checkNoLoneSurrogate(field, entry.getValue());
+      }
+      if (value.isArray()) {
+        for (JsonNode element : value) {
+          checkNoLoneSurrogate(field, element);
+        }
+      }
+    }
   }
 
   /** JSON allows "\ud800" alone, which has no UTF-8 form: refuse it rather than store a '?'. */

@@ -2,6 +2,8 @@ package io.delayq.server.http;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -9,12 +11,15 @@ import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delayq.InvalidRequestException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Reading and writing JSON. Requests are parsed into {@link JsonNode} trees only, never bound to
@@ -22,8 +27,11 @@ import java.io.UncheckedIOException;
  * refuses duplicate keys, trailing tokens, deep nesting and over-long strings, numbers and names.
  */
 final class Json {
-  /** Deepest nesting accepted: a batch is an array of objects, so 2 is all a valid request needs. */
-  static final int MAX_NESTING = 8;
+  /**
+   * Deepest nesting accepted: a batch is an array of objects (2), and a payload may be any JSON
+   * value, nested as deep as a sensible document is.
+   */
+  static final int MAX_NESTING = 64;
   /** Longest string token: a whole batch body, the largest request there is. */
   static final int MAX_STRING_CHARS = BodyLimits.BATCH_BYTES;
   /** Longest number token, in characters; a long has 19 digits. */
@@ -31,6 +39,8 @@ final class Json {
   static final int MAX_NAME_CHARS = 256;
 
   private static final ObjectMapper MAPPER = createMapper();
+  /** Reads one element of an array at a time: what follows it is the rest of the array, not trailing junk. */
+  private static final ObjectReader ELEMENTS = MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private Json() {}
 
@@ -74,6 +84,79 @@ final class Json {
               + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Parses a request body that must be a JSON array of 1 to {@code maxElements} elements, one
+   * element at a time, so that a body of millions of tiny elements is refused at the first one
+   * too many instead of being turned into millions of trees first.
+   *
+   * @param what what the elements are, for the error ("jobs")
+   * @throws InvalidRequestException with field {@code body} otherwise
+   */
+  static List<JsonNode> parseArray(byte[] body, int maxElements, String what) {
+    if (body.length == 0) {
+      throw new InvalidRequestException("body", "is empty; send a JSON array of 1 to " + maxElements + " " + what);
+    }
+    try (JsonParser parser = MAPPER.createParser(body)) {
+      JsonToken first = parser.nextToken();
+      if (first != JsonToken.START_ARRAY) {
+        JsonNode other = first == null ? null : ELEMENTS.readTree(parser);
+        throw new InvalidRequestException(
+            "body", "must be a JSON array of 1 to " + maxElements + " " + what + "; got " + Fields.describe(other));
+      }
+      List<JsonNode> elements = new ArrayList<>();
+      while (parser.nextToken() != JsonToken.END_ARRAY) {
+        if (elements.size() == maxElements) {
+          throw new InvalidRequestException(
+              "body", "holds more than " + maxElements + " " + what + "; send at most " + maxElements
+                  + " per call and split larger batches");
+        }
+        elements.add(ELEMENTS.readTree(parser));
+      }
+      if (parser.nextToken() != null) {
+        throw new InvalidRequestException("body", "has more after the closing ']' of its array; send one JSON array");
+      }
+      if (elements.isEmpty()) {
+        throw new InvalidRequestException("body", "is an empty array; send 1 to " + maxElements + " " + what);
+      }
+      return elements;
+    } catch (StreamConstraintsException e) {
+      throw new InvalidRequestException("body", "breaks a limit of this API: " + e.getOriginalMessage());
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
+      throw new InvalidRequestException(
+          "body",
+          "is not valid JSON: " + e.getOriginalMessage()
+              + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Writes a value a client sent, refusing what has no UTF-8 form (a lone surrogate in a string
+   * or name) instead of writing a '?' in its place.
+   *
+   * @param field the field it came from, for the error
+   */
+  static byte[] writeStrictly(JsonNode node, String field) {
+    try {
+      return MAPPER.writeValueAsBytes(node);
+    } catch (JsonProcessingException e) {
+      throw new InvalidRequestException(field, "cannot be stored as UTF-8 JSON (" + e.getOriginalMessage()
+          + "); strings must be valid Unicode text (no lone surrogates)");
+    }
+  }
+
+  /** Parses JSON text that was stored, or null when it does not parse. */
+  static JsonNode parseStored(byte[] json) {
+    try {
+      JsonNode tree = MAPPER.readTree(json);
+      return tree == null || tree.isMissingNode() ? null : tree;
+    } catch (IOException | RuntimeException e) {
+      return null;
     }
   }
 

@@ -3,53 +3,213 @@ package io.delayq.server.http;
 import io.delayq.JobQueue;
 import io.delayq.LeasedJob;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Claims that wait for work (HTTP long polls). Each holds an HTTP thread while it waits, so only so
- * many may wait at once; and at shutdown every waiting claim returns within one {@link #SLICE}
- * with whatever it has, so that draining the server takes about a second, not a minute.
+ * Claims that wait for work (HTTP long polls), as promises: a waiting claim holds no thread. It is
+ * completed by a job becoming due, by its timer (with no jobs), or by its client hanging up; in
+ * every case its permit is given back at once, and a job leased for a claim nobody waits for any
+ * more is handed back, uncounted, as soon as it arrives.
+ *
+ * <p>All claims waiting on one queue with the same lease share one waiter: a single claim loop
+ * (one thread, blocked in delayq-core's waiting claim, which is woken by the wake-up message and
+ * the next due time) claims for all of them and shares the jobs out in arrival order. A thousand
+ * idle workers on one queue thus cost Redis what one costs, not a thousand times that.
  */
 final class LongPolls {
   private static final Logger log = LoggerFactory.getLogger(LongPolls.class);
-  /**
-   * Longest single wait handed to the core. // why: waking a claim by interrupting its thread could
-   * land while the thread is inside a Redis call, after the script had leased jobs to nobody; a
-   * wait cut into slices that check {@link #closing} between them loses nothing. The core itself
-   * re-checks at this interval, so slicing costs no extra round trips worth counting.
-   */
+  /** Longest single wait of a queue's claim loop: it re-checks who still waits at this interval. */
   static final Duration SLICE = Duration.ofSeconds(1);
-
-  private final Semaphore waiting;
-  private final int limit;
-  private volatile boolean closing;
-
-  /** @param limit how many claims may wait at once; more are answered 429 */
-  LongPolls(int limit) {
-    this.limit = limit;
-    this.waiting = new Semaphore(limit);
-  }
-
-  /**
-   * Claims up to {@code max} jobs, waiting up to {@code wait} for one to be due. The answer is
-   * built in chunks and stops growing past about {@link #ANSWER_BYTES} of payload, so one claim of
-   * a thousand large jobs cannot fill the heap; the jobs left are there for the next claim.
-   */
-  List<LeasedJob> claim(JobQueue queue, int max, Duration lease, Duration wait) {
-    List<LeasedJob> jobs = firstChunk(queue, Math.min(max, FIRST_CHUNK), lease, wait);
-    return topUp(queue, jobs, max, lease);
-  }
-
   /** Payload bytes after which a claim's answer takes no more jobs. */
   static final long ANSWER_BYTES = 16L << 20;
-  /** Jobs in the first chunk: at most 16 MiB even if every payload is at the 1 MiB limit. */
+  /** Jobs in a claim's first chunk: at most 16 MiB even if every payload is at the 1 MiB limit. */
   static final int FIRST_CHUNK = 16;
+  /** Jobs one round of a claim loop leases at most, shared among its waiting claims. */
+  private static final int ROUND_JOBS = 1000;
+  /** Queues (and leases) that may have claims waiting at once, each costing one thread. */
+  static final int MAX_WAITING_QUEUES = 256;
 
-  private static List<LeasedJob> topUp(JobQueue queue, List<LeasedJob> first, int max, Duration lease) {
+  private final Semaphore permits;
+  private final int limit;
+  private final ScheduledExecutorService timers;
+  private final ExecutorService loops;
+  private final Map<String, Group> groups = new HashMap<>();
+  private volatile boolean closing;
+
+  /**
+   * @param limit how many claims may wait at once; more are answered 429
+   * @param timers where each claim's timer runs
+   */
+  LongPolls(int limit, ScheduledExecutorService timers) {
+    this.limit = limit;
+    this.permits = new Semaphore(limit);
+    this.timers = timers;
+    AtomicInteger next = new AtomicInteger(1);
+    this.loops = Executors.newCachedThreadPool(task -> {
+      Thread thread = new Thread(task, "delayq-long-poll-" + next.getAndIncrement());
+      thread.setDaemon(true);
+      return thread;
+    });
+  }
+
+  /**
+   * Claims up to {@code max} jobs, waiting up to {@code wait} for one to be due. Runs on a handler
+   * thread: a claim that finds jobs at once, or may not wait, is answered there; one that waits
+   * is answered later.
+   *
+   * @param gone completes when the client hangs up; the claim then stops waiting
+   */
+  CompletableFuture<List<LeasedJob>> claim(JobQueue queue, int max, Duration lease, Duration wait,
+      CompletableFuture<Void> gone) {
+    List<LeasedJob> first = queue.pull().claim(Math.min(max, FIRST_CHUNK), lease);
+    if (!first.isEmpty() || wait.isZero() || closing) {
+      return CompletableFuture.completedFuture(topUp(queue, first, max, lease));
+    }
+    if (!permits.tryAcquire()) {
+      throw ApiException.tooManyRequests(
+          limit + " claims are already waiting on this server; retry in a second, with waitMs=0,"
+              + " or run fewer waiting workers per server");
+    }
+    Waiter waiter = new Waiter(max);
+    waiter.promise.whenComplete((jobs, error) -> permits.release());
+    String key = queue.name() + "\u0000" + lease.toMillis();
+    try {
+      synchronized (groups) {
+        Group group = groups.get(key);
+        if (group == null) {
+          if (groups.size() >= MAX_WAITING_QUEUES) {
+            throw ApiException.tooManyRequests(MAX_WAITING_QUEUES + " queues already have claims waiting on this"
+                + " server; retry in a second, with waitMs=0, or spread the queues over more servers");
+          }
+          group = new Group(key, queue, lease);
+          groups.put(key, group);
+          group.waiters.add(waiter);
+          loops.execute(group::run);
+        } else {
+          group.waiters.add(waiter);
+        }
+      }
+    } catch (RuntimeException e) {
+      waiter.promise.complete(List.of());
+      throw e;
+    }
+    timers.schedule(() -> waiter.promise.complete(List.of()), wait.toNanos(), TimeUnit.NANOSECONDS);
+    gone.thenRun(() -> waiter.promise.complete(List.of()));
+    return waiter.promise;
+  }
+
+  /** One waiting claim. */
+  private static final class Waiter {
+    final int max;
+    final CompletableFuture<List<LeasedJob>> promise = new CompletableFuture<>();
+
+    Waiter(int max) {
+      this.max = max;
+    }
+  }
+
+  /** The claims waiting on one queue with one lease, and the loop claiming for them. */
+  private final class Group {
+    final String key;
+    final JobQueue queue;
+    final Duration lease;
+    /** Guarded by {@link #groups}. */
+    final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+
+    Group(String key, JobQueue queue, Duration lease) {
+      this.key = key;
+      this.queue = queue;
+      this.lease = lease;
+    }
+
+    void run() {
+      while (true) {
+        List<Waiter> waiting = stillWaiting();
+        if (waiting == null) {
+          return;
+        }
+        int wanted = 0;
+        for (Waiter w : waiting) {
+          wanted = Math.min(ROUND_JOBS, wanted + Math.min(w.max, FIRST_CHUNK));
+        }
+        List<LeasedJob> jobs;
+        try {
+          jobs = queue.pull().claim(Math.max(1, wanted), lease, SLICE);
+        } catch (RuntimeException e) {
+          for (Waiter w : waiting) {
+            w.promise.completeExceptionally(e);
+          }
+          continue;
+        }
+        if (!jobs.isEmpty()) {
+          shareOut(jobs);
+        }
+      }
+    }
+
+    /** The claims still waiting, or null (and this group gone) when there are none. */
+    private List<Waiter> stillWaiting() {
+      synchronized (groups) {
+        waiters.removeIf(w -> w.promise.isDone());
+        if (waiters.isEmpty() || closing) {
+          groups.remove(key, this);
+          for (Waiter w : waiters) {
+            w.promise.complete(List.of());
+          }
+          waiters.clear();
+          return null;
+        }
+        return new ArrayList<>(waiters);
+      }
+    }
+
+    /** Gives jobs to waiting claims in arrival order; what nobody takes goes back. */
+    private void shareOut(List<LeasedJob> jobs) {
+      int next = 0;
+      while (next < jobs.size()) {
+        Waiter w;
+        synchronized (groups) {
+          waiters.removeIf(x -> x.promise.isDone());
+          w = waiters.poll();
+        }
+        if (w == null) {
+          break;
+        }
+        int take = Math.min(Math.min(w.max, FIRST_CHUNK), jobs.size() - next);
+        List<LeasedJob> mine = new ArrayList<>(jobs.subList(next, next + take));
+        next += take;
+        if (take == Math.min(w.max, FIRST_CHUNK) && w.max > take && !w.promise.isDone()) {
+          mine = topUp(queue, mine, w.max, lease);
+        }
+        if (!w.promise.complete(mine)) {
+          handBack(queue, mine);
+        }
+      }
+      if (next < jobs.size()) {
+        handBack(queue, jobs.subList(next, jobs.size()));
+      }
+    }
+  }
+
+  /**
+   * Adds more jobs to a first chunk that came back full, in chunks, until {@code max} jobs or
+   * about {@link #ANSWER_BYTES} of payload: one claim of a thousand large jobs cannot fill the heap.
+   */
+  static List<LeasedJob> topUp(JobQueue queue, List<LeasedJob> first, int max, Duration lease) {
     List<LeasedJob> jobs = new ArrayList<>(first);
     long bytes = 0;
     for (LeasedJob job : jobs) {
@@ -79,37 +239,34 @@ final class LongPolls {
     return jobs;
   }
 
-  private List<LeasedJob> firstChunk(JobQueue queue, int max, Duration lease, Duration wait) {
-    if (wait.isZero() || closing) {
-      return queue.pull().claim(max, lease);
-    }
-    if (!waiting.tryAcquire()) {
-      throw ApiException.tooManyRequests(
-          limit + " claims are already waiting on this server; retry in a second, with waitMs=0,"
-              + " or run fewer waiting workers per server");
-    }
-    try {
-      long deadline = System.nanoTime() + wait.toNanos();
-      while (true) {
-        long left = deadline - System.nanoTime();
-        Duration slice = Duration.ofNanos(Math.max(0, Math.min(left, SLICE.toNanos())));
-        List<LeasedJob> jobs = queue.pull().claim(max, lease, slice);
-        if (!jobs.isEmpty() || closing || deadline - System.nanoTime() <= 0) {
-          return jobs;
-        }
+  /** Gives jobs back, uncounted, that no client will receive. */
+  static void handBack(JobQueue queue, List<LeasedJob> jobs) {
+    for (Iterator<LeasedJob> it = jobs.iterator(); it.hasNext(); ) {
+      LeasedJob job = it.next();
+      try {
+        queue.pull().release(job.id(), job.token());
+      } catch (RuntimeException e) {
+        log.warn("could not hand back job '{}' of queue '{}' after its claim went unanswered; it runs"
+            + " again when its lease ends: {}", job.id(), queue.name(), e.getMessage());
       }
-    } finally {
-      waiting.release();
     }
   }
 
-  /** Makes waiting claims return at their next slice, and new ones not wait. */
+  /** Completes every waiting claim with what it has (nothing), and makes new ones not wait. */
   void close() {
     closing = true;
+    synchronized (groups) {
+      for (Group group : groups.values()) {
+        for (Waiter w : group.waiters) {
+          w.promise.complete(List.of());
+        }
+      }
+    }
+    loops.shutdown();
   }
 
   /** Claims waiting now. */
   int waiting() {
-    return limit - waiting.availablePermits();
+    return limit - permits.availablePermits();
   }
 }

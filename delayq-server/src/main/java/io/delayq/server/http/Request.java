@@ -1,26 +1,56 @@
 package io.delayq.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpExchange;
 import io.delayq.InvalidRequestException;
-import java.io.IOException;
-import java.io.InputStream;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
-/** One matched request: its path parameters, query parameters and body, each read with checks. */
+/**
+ * One matched request, read in full before its handler runs: method, path parameters, query
+ * parameters, headers and body, each read with checks; and whether the client is still there.
+ */
 final class Request {
-  private final HttpExchange exchange;
+  private final String method;
+  private final String rawQuery;
+  private final HttpHeaders headers;
+  private final byte[] body;
   private final Map<String, String> pathParams;
+  private final CompletableFuture<Void> gone;
   private Map<String, String> query;
 
-  Request(HttpExchange exchange, Map<String, String> pathParams) {
-    this.exchange = exchange;
+  Request(String method, String rawQuery, HttpHeaders headers, byte[] body, Map<String, String> pathParams,
+      CompletableFuture<Void> gone) {
+    this.method = method;
+    this.rawQuery = rawQuery;
+    this.headers = headers;
+    this.body = body;
     this.pathParams = pathParams;
+    this.gone = gone;
+  }
+
+  /** A request with only path parameters, for tests of routing. */
+  static Request ofPath(Map<String, String> pathParams) {
+    return new Request("GET", null, EmptyHttpHeaders.INSTANCE, new byte[0], pathParams, new CompletableFuture<>());
+  }
+
+  String method() {
+    return method;
+  }
+
+  /**
+   * Completes when the client closes the connection before its answer is written: a waiting claim
+   * then stops waiting and hands back what it leased.
+   */
+  CompletableFuture<Void> gone() {
+    return gone;
   }
 
   /** A path parameter, URL-decoded; one that is not valid percent-encoded UTF-8 is a 400. */
@@ -33,7 +63,7 @@ final class Request {
   }
 
   String header(String name) {
-    return exchange.getRequestHeaders().getFirst(name);
+    return headers.get(name);
   }
 
   /**
@@ -42,7 +72,7 @@ final class Request {
    */
   Map<String, String> query(Set<String> allowed) {
     if (query == null) {
-      query = parseQuery(exchange.getRequestURI().getRawQuery());
+      query = parseQuery(rawQuery);
     }
     for (String name : query.keySet()) {
       if (!allowed.contains(name)) {
@@ -104,19 +134,29 @@ final class Request {
    * The body as a JSON tree. It must be sent as {@code application/json} (415 otherwise) and be at
    * most {@code limit} bytes (413 otherwise: at most {@code limit + 1} bytes are kept in memory).
    */
-  JsonNode json(int limit) throws IOException {
+  JsonNode json(int limit) {
     return Json.parse(jsonBytes(limit, false));
   }
 
   /** Like {@link #json(int)}, but an empty body without a media type reads as {@code {}}. */
-  JsonNode jsonOrEmptyObject(int limit) throws IOException {
+  JsonNode jsonOrEmptyObject(int limit) {
     byte[] body = jsonBytes(limit, true);
     return body.length == 0 ? Json.object() : Json.parse(body);
   }
 
-  private byte[] jsonBytes(int limit, boolean mayBeEmpty) throws IOException {
+  /**
+   * The body as a JSON array of at most {@code maxElements} elements, counted while parsing: a body
+   * of a million tiny elements is refused at the first one too many, before it is all in memory.
+   *
+   * @param what what the elements are, for the error ("jobs")
+   */
+  List<JsonNode> jsonArray(int limit, int maxElements, String what) {
+    return Json.parseArray(jsonBytes(limit, false), maxElements, what);
+  }
+
+  private byte[] jsonBytes(int limit, boolean mayBeEmpty) {
     String type = header("Content-Type");
-    if (type == null && mayBeEmpty && declaredLength() == 0L) {
+    if (type == null && mayBeEmpty && body.length == 0) {
       return new byte[0];
     }
     checkJsonMediaType(type);
@@ -146,53 +186,15 @@ final class Request {
     }
   }
 
-  /** Content-Length, or -1 when not given (a chunked body). */
-  private long declaredLength() {
-    String text = header("Content-Length");
-    if (text == null) {
-      return exchange.getRequestHeaders().containsKey("Transfer-Encoding") ? -1 : 0;
+  /** The body, which must be at most {@code limit} bytes (413 otherwise). */
+  byte[] body(int limit) {
+    if (body.length > limit) {
+      throw tooLarge(limit, body.length);
     }
-    try {
-      return Long.parseLong(text.trim());
-    } catch (NumberFormatException e) {
-      return -1;
-    }
+    return body;
   }
 
-  /** Reads at most {@code limit} bytes of body; more is a 413, without keeping the excess. */
-  byte[] body(int limit) throws IOException {
-    long declared = declaredLength();
-    InputStream in = exchange.getRequestBody();
-    if (declared > limit) {
-      discard(in, declared);
-      throw tooLarge(limit, declared);
-    }
-    byte[] bytes = in.readNBytes(limit + 1);
-    if (bytes.length > limit) {
-      discard(in, BodyLimits.DISCARD_BYTES);
-      throw tooLarge(limit, -1);
-    }
-    return bytes;
-  }
-
-  /**
-   * Reads and drops what is left of an over-long body, up to {@link BodyLimits#DISCARD_BYTES}, so
-   * the client reads our 413 instead of a reset connection; a longer one is cut off when the
-   * connection closes.
-   */
-  private static void discard(InputStream in, long declared) throws IOException {
-    if (declared > BodyLimits.DISCARD_BYTES) {
-      return;
-    }
-    byte[] sink = new byte[64 * 1024];
-    long left = BodyLimits.DISCARD_BYTES;
-    int n;
-    while (left > 0 && (n = in.read(sink, 0, (int) Math.min(sink.length, left))) >= 0) {
-      left -= n;
-    }
-  }
-
-  private static ApiException tooLarge(int limit, long declared) {
+  static ApiException tooLarge(int limit, long declared) {
     return ApiException.payloadTooLarge(
         String.format(
             "the request body is %s; the limit for this call is %,d bytes. A payload may be at most %,d bytes"

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * One line of the route table: an HTTP method, a path pattern whose {@code {name}} segments capture
@@ -14,14 +16,24 @@ import java.util.Optional;
  * @param method the HTTP method, upper case
  * @param pattern e.g. {@code /v1/queues/{queue}/jobs/{id}}; also the {@code route} tag of metrics
  * @param handler what answers
- * @param open whether the route needs no token ({@code /health} only)
+ * @param open whether the route needs no token (the health checks only)
+ * @param bodyLimit the largest request body read for this route; a longer one is a 413 before it is read
  */
-record Route(String method, String pattern, Handler handler, boolean open) {
+record Route(String method, String pattern, AsyncHandler handler, boolean open, int bodyLimit) {
 
-  /** Answers one matched request. */
+  /** Answers one matched request, on a handler thread (it may block on Redis). */
   @FunctionalInterface
   interface Handler {
     Response handle(Request request) throws Exception;
+  }
+
+  /**
+   * Answers one matched request, possibly later: the long poll's answer is completed by a wake-up,
+   * a timer or the client hanging up, holding no thread while it waits.
+   */
+  @FunctionalInterface
+  interface AsyncHandler {
+    CompletionStage<Response> handle(Request request) throws Exception;
   }
 
   Route {
@@ -30,6 +42,19 @@ record Route(String method, String pattern, Handler handler, boolean open) {
     if (!pattern.startsWith("/")) {
       throw new IllegalArgumentException("pattern must start with '/': " + pattern);
     }
+    if (bodyLimit < 0) {
+      throw new IllegalArgumentException("bodyLimit must not be negative: " + bodyLimit);
+    }
+  }
+
+  /** A route answering at once, reading bodies up to {@link BodyLimits#SMALL_BYTES}. */
+  Route(String method, String pattern, Handler handler, boolean open) {
+    this(method, pattern, sync(handler), open, BodyLimits.SMALL_BYTES);
+  }
+
+  static AsyncHandler sync(Handler handler) {
+    Objects.requireNonNull(handler, "handler");
+    return request -> CompletableFuture.completedFuture(handler.handle(request));
   }
 
   /** The pattern split at '/', without the empty first segment. */

@@ -19,13 +19,13 @@ final class Routes {
   static List<Route> table(JobEndpoints jobs, WorkerEndpoints workers, QueueEndpoints queues, SystemEndpoints system) {
     return List.of(
         // producers
-        route(POST,   "/v1/queues/{queue}/jobs",                  jobs::schedule),
-        route(POST,   "/v1/queues/{queue}/jobs:batch",            jobs::scheduleBatch),
+        oneJob(POST,  "/v1/queues/{queue}/jobs",                  jobs::schedule),
+        large(POST,   "/v1/queues/{queue}/jobs:batch",            jobs::scheduleBatch),
         route(GET,    "/v1/queues/{queue}/jobs/{id}",             jobs::get),
         route(DELETE, "/v1/queues/{queue}/jobs/{id}",             jobs::cancel),
         route(PATCH,  "/v1/queues/{queue}/jobs/{id}",             jobs::reschedule),
         // workers
-        route(POST,   "/v1/queues/{queue}/claim",                 workers::claim),
+        async(POST,   "/v1/queues/{queue}/claim",                 workers::claim),
         route(POST,   "/v1/queues/{queue}/jobs/{id}/ack",         workers::ack),
         route(POST,   "/v1/queues/{queue}/jobs/{id}/nack",        workers::nack),
         route(POST,   "/v1/queues/{queue}/jobs/{id}/lease",       workers::extendLease),
@@ -40,16 +40,34 @@ final class Routes {
         route(DELETE, "/v1/queues/{queue}/dead/{id}",             queues::deleteDead),
         // operations
         open(GET,     "/health",                                  system::health),
+        open(GET,     "/health/live",                             system::live),
+        open(GET,     "/health/ready",                            system::health),
         route(GET,    "/metrics",                                 system::metrics),
         route(GET,    "/openapi.json",                            system::openApi));
   }
 
+  /** A route with a small body (at most {@link BodyLimits#SMALL_BYTES}), answering at once. */
   private static Route route(String method, String pattern, Route.Handler handler) {
     return new Route(method, pattern, handler, false);
   }
 
   /** A route that answers without a token. */
   private static Route open(String method, String pattern, Route.Handler handler) {
-    return new Route(method, pattern, handler, true);
+    return new Route(method, pattern, Route.sync(handler), true, BodyLimits.SMALL_BYTES);
+  }
+
+  /** A route whose answer may come later (a long poll). */
+  private static Route async(String method, String pattern, Route.AsyncHandler handler) {
+    return new Route(method, pattern, handler, false, BodyLimits.SMALL_BYTES);
+  }
+
+  /** A route taking one job's body, up to {@link BodyLimits#JOB_BYTES}. */
+  private static Route oneJob(String method, String pattern, Route.Handler handler) {
+    return new Route(method, pattern, Route.sync(handler), false, BodyLimits.JOB_BYTES);
+  }
+
+  /** A route taking a batch body, up to {@link BodyLimits#BATCH_BYTES}. */
+  private static Route large(String method, String pattern, Route.Handler handler) {
+    return new Route(method, pattern, Route.sync(handler), false, BodyLimits.BATCH_BYTES);
   }
 }

@@ -71,10 +71,10 @@ final class ServerMetrics implements AutoCloseable {
         .register(registry);
   }
 
-  /** Exposes how many claims are waiting now (long polls holding an HTTP thread). */
+  /** Exposes how many claims are waiting now (HTTP long polls). */
   void waitingClaims(LongPolls longPolls) {
     Gauge.builder("delayq.http.waiting.claims", longPolls, LongPolls::waiting)
-        .description("Claims waiting for a job now (HTTP long polls), each holding a thread")
+        .description("Claims waiting for a job now (HTTP long polls)")
         .strongReference(true)
         .register(registry);
   }
@@ -118,6 +118,14 @@ final class ServerMetrics implements AutoCloseable {
         .serviceLevelObjectives(HTTP_BUCKETS)
         .register(registry)
         .record(Duration.ofNanos(nanos));
+  }
+
+  /** A connection closed as soon as it opened: the server had its maximum open, or was stopping. */
+  void connectionRefused() {
+    Counter.builder("delayq.http.connections.refused")
+        .description("Connections closed at once because the server had --max-connections open or was stopping")
+        .register(registry)
+        .increment();
   }
 
   /** Reads every queue's counts from Redis, then renders all metrics in the Prometheus text format. */

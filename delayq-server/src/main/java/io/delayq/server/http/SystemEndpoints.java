@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 
 /** {@code /health}, {@code /metrics} and {@code /openapi.json}. */
 final class SystemEndpoints {
@@ -19,16 +20,29 @@ final class SystemEndpoints {
 
   private final Delayq delayq;
   private final ServerMetrics metrics;
+  private final BooleanSupplier draining;
   /** The probe in flight, shared by concurrent health checks so a hung Redis is asked only once. */
   private final AtomicReference<CompletableFuture<Void>> probe = new AtomicReference<>();
   private byte[] openApi;
 
-  SystemEndpoints(Delayq delayq, ServerMetrics metrics) {
+  SystemEndpoints(Delayq delayq, ServerMetrics metrics, BooleanSupplier draining) {
     this.delayq = delayq;
     this.metrics = metrics;
+    this.draining = draining;
   }
 
-  /** {@code GET /health} → 200 {@code {"status":"up","redis":"up"}}, or 503 when Redis does not answer in time. */
+  /**
+   * {@code GET /health/live} → 200 {@code {"status":"up"}} while the process serves requests at
+   * all, whatever Redis does: a supervisor restarts the server when this fails, which would not
+   * help when Redis is the one away ({@code /health/ready} says that).
+   */
+  Response live(Request request) {
+    return draining.getAsBoolean()
+        ? Response.json(503, Json.object().put("status", "stopping"))
+        : Response.ok(Json.object().put("status", "up"));
+  }
+
+  /** {@code GET /health} and {@code GET /health/ready} → 200 {@code {"status":"up","redis":"up"}}, or 503 when Redis does not answer in time. */
   Response health(Request request) {
     String problem;
     try {

@@ -1,5 +1,6 @@
 package io.delayq.server.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delayq.JobInfo;
 import io.delayq.LeasedJob;
@@ -40,7 +41,7 @@ final class Views {
     putTime(view, "deadAt", job.deadAt(), false);
     view.put("attempts", job.attempts()).put("maxAttempts", job.maxAttempts());
     putTime(view, "createdAt", job.createdAt(), false);
-    putPayload(view, job.payload());
+    putPayload(view, job.payload(), job.payloadIsJson());
     if (job.lastError() != null) {
       view.put("lastError", job.lastError());
     }
@@ -54,7 +55,7 @@ final class Views {
    */
   static ObjectNode leased(LeasedJob job) {
     ObjectNode view = Json.object().put("id", job.id());
-    putPayload(view, job.payload());
+    putPayload(view, job.payload(), job.payloadIsJson());
     view.put("attempt", job.attempt())
         .put("token", Long.toString(job.token()))
         .put("maxAttempts", job.maxAttempts());
@@ -83,8 +84,18 @@ final class Views {
         .put("leaseMs", defaults.lease().toMillis());
   }
 
-  /** {@code payload} when the bytes are UTF-8 text, else {@code payloadBase64}. */
-  static void putPayload(ObjectNode view, byte[] payload) {
+  /**
+   * {@code payload} as the JSON value it was scheduled as; else {@code payload} as a string when
+   * the bytes are UTF-8 text; else {@code payloadBase64}.
+   */
+  static void putPayload(ObjectNode view, byte[] payload, boolean json) {
+    if (json) {
+      JsonNode value = Json.parseStored(payload);
+      if (value != null) {
+        view.set("payload", value);
+        return;
+      }
+    }
     try {
       String text =
           StandardCharsets.UTF_8

@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +46,7 @@ final class WorkerEndpoints {
    * {@code POST /v1/queues/{queue}/claim?max=N&leaseMs=L&waitMs=W} → 200 array of claimed jobs,
    * empty when none became due within waitMs.
    */
-  Response claim(Request request) {
+  CompletableFuture<Response> claim(Request request) {
     int max = (int) request.queryInteger(CLAIM_PARAMS, "max", 1, MAX_CLAIM, 1);
     long waitMs = request.queryInteger(CLAIM_PARAMS, "waitMs", 0, MAX_WAIT_MS, 0);
     Optional<Long> leaseMs =
@@ -54,27 +55,17 @@ final class WorkerEndpoints {
             : Optional.empty();
     JobQueue queue = queues.existing(request.path("queue"));
     Duration lease = leaseMs.map(Duration::ofMillis).orElseGet(() -> queues.defaults(queue).lease());
-    List<LeasedJob> jobs = longPolls.claim(queue, max, lease, Duration.ofMillis(waitMs));
-    ArrayNode answer = Json.array();
-    for (LeasedJob job : jobs) {
-      answer.add(Views.leased(job));
-      // The claim's own time by the Redis clock: the lease was granted then, for exactly `lease`.
-      Instant claimedAt = job.leaseUntil().minus(lease);
-      metrics.delivered(queue.name(), Duration.between(job.runAt(), claimedAt));
-    }
-    // why: a worker that gave up waiting never sees these jobs; back they go, attempt not counted
-    return Response.ok(answer).ifUndelivered(() -> handBack(queue, jobs));
-  }
-
-  private static void handBack(JobQueue queue, List<LeasedJob> jobs) {
-    for (LeasedJob job : jobs) {
-      try {
-        queue.pull().release(job.id(), job.token());
-      } catch (RuntimeException e) {
-        log.warn("could not hand back job '{}' of queue '{}' after its claim went unanswered; it runs"
-            + " again when its lease ends: {}", job.id(), queue.name(), e.getMessage());
+    return longPolls.claim(queue, max, lease, Duration.ofMillis(waitMs), request.gone()).thenApply(jobs -> {
+      ArrayNode answer = Json.array();
+      for (LeasedJob job : jobs) {
+        answer.add(Views.leased(job));
+        // The claim's own time by the Redis clock: the lease was granted then, for exactly `lease`.
+        Instant claimedAt = job.leaseUntil().minus(lease);
+        metrics.delivered(queue.name(), Duration.between(job.runAt(), claimedAt));
       }
-    }
+      // why: a worker that gave up waiting never sees these jobs; back they go, attempt not counted
+      return Response.ok(answer).ifUndelivered(() -> LongPolls.handBack(queue, jobs));
+    });
   }
 
   /** {@code POST .../jobs/{id}/ack} {@code {"token"}} → 204; 409 when that delivery's lease is gone. */

@@ -17,7 +17,7 @@ class RouteTableTest {
           new JobEndpoints(null, null),
           new WorkerEndpoints(null, null, null),
           new QueueEndpoints(null),
-          new SystemEndpoints(null, null));
+          new SystemEndpoints(null, null, () -> false));
 
   @Test
   void everyRouteIsInTheOpenApiDocumentWithItsMethod() throws Exception {
@@ -44,7 +44,7 @@ class RouteTableTest {
   }
 
   @Test
-  void everyPathParameterIsDeclaredAndOnlyHealthIsOpen() throws Exception {
+  void everyPathParameterIsDeclaredAndOnlyTheHealthChecksAreOpen() throws Exception {
     JsonNode doc = openApi();
     assertThat(doc.path("openapi").asText()).startsWith("3.0");
     assertThat(doc.at("/components/securitySchemes/bearerAuth/scheme").asText()).isEqualTo("bearer");
@@ -61,7 +61,8 @@ class RouteTableTest {
       boolean open = operation.has("security") && operation.path("security").isEmpty();
       assertThat(open).as("%s %s is open", route.method(), route.pattern()).isEqualTo(route.open());
     }
-    assertThat(ROUTES).filteredOn(Route::open).extracting(Route::pattern).containsExactly("/health");
+    assertThat(ROUTES).filteredOn(Route::open).extracting(Route::pattern)
+        .containsExactly("/health", "/health/live", "/health/ready");
   }
 
   @Test

@@ -23,7 +23,7 @@ class RouterTest {
     Router.Match match = router.match("GET", "/v1/queues/orders/jobs/a%2Fb%20c+d%C3%A9");
     assertThat(match.found()).isTrue();
     assertThat(match.label()).isEqualTo("/v1/queues/{queue}/jobs/{id}");
-    Request request = new Request(null, match.params());
+    Request request = Request.ofPath(match.params());
     assertThat(request.path("queue")).isEqualTo("orders");
     assertThat(request.path("id")).isEqualTo("a/b c+dé");
   }
@@ -57,10 +57,10 @@ class RouterTest {
   void refusesSegmentsThatAreNotPercentEncodedUtf8WhenTheHandlerReadsThem() {
     // matching never decodes: that happens after the token check, when a handler reads the value
     assertThat(router.match("GET", "/v1/queues/orders/jobs/%C3%28").found()).isTrue();
-    assertThatThrownBy(() -> new Request(null, router.match("GET", "/v1/queues/orders/jobs/%C3%28").params()).path("id"))
+    assertThatThrownBy(() -> Request.ofPath(router.match("GET", "/v1/queues/orders/jobs/%C3%28").params()).path("id"))
         .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("id"))
         .hasMessageContaining("UTF-8");
-    assertThatThrownBy(() -> new Request(null, router.match("GET", "/v1/queues/orders/jobs/%G1").params()).path("id"))
+    assertThatThrownBy(() -> Request.ofPath(router.match("GET", "/v1/queues/orders/jobs/%G1").params()).path("id"))
         .isInstanceOf(InvalidRequestException.class)
         .hasMessageContaining("malformed percent escape");
   }

@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  */
 public final class ServerProcess implements AutoCloseable {
   /** The line the server prints once it accepts requests. */
-  private static final Pattern LISTENING = Pattern.compile("listening on (http://[^\\s]+)");
+  private static final Pattern LISTENING = Pattern.compile("listening on (https?://[^\\s]+)");
   private static final Duration STARTUP = Duration.ofSeconds(60);
   /** The line the server prints once its embedded Redis runs. */
   private static final Pattern EMBEDDED_REDIS = Pattern.compile("embedded Redis ready: pid \\d+, (redis://[^\\s,]+)");
@@ -35,11 +35,16 @@ public final class ServerProcess implements AutoCloseable {
   private final String redisArg;
 
   private ServerProcess(List<String> args, Path dataDir) throws IOException {
+    this(List.of(), args, dataDir);
+  }
+
+  private ServerProcess(List<String> jvmOptions, List<String> args, Path dataDir) throws IOException {
     this.dataDir = dataDir;
     int redisAt = args.indexOf("--redis");
     this.redisArg = redisAt >= 0 && redisAt + 1 < args.size() ? args.get(redisAt + 1) : null;
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
     command.add("-jar");
     command.add(jar().toString());
     command.addAll(args);
@@ -98,6 +103,22 @@ public final class ServerProcess implements AutoCloseable {
     }
     args.addAll(List.of(extraArgs));
     return new ServerProcess(args, dataDir);
+  }
+
+  /**
+   * Like {@link #start(String...)}, with options for the server's JVM (e.g. {@code -Xmx256m}, to
+   * show that a hostile client cannot exhaust a small heap).
+   */
+  public static ServerProcess startWithJvm(List<String> jvmOptions, String... extraArgs) throws IOException {
+    Path dataDir = Files.createTempDirectory("delayq-server-it-");
+    List<String> args = new ArrayList<>(List.of("serve", "--port", "0", "--data-dir", dataDir.toString()));
+    String redis = testRedis();
+    if (redis != null) {
+      args.add("--redis");
+      args.add(redis);
+    }
+    args.addAll(List.of(extraArgs));
+    return new ServerProcess(jvmOptions, args, dataDir);
   }
 
   /**

@@ -1,0 +1,505 @@
+package io.delayq.server.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.handler.timeout.WriteTimeoutException;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection: reads each request whole within its limits and timeouts, hands it to
+ * the {@link ApiServer} to answer, writes the answer, and keeps the connection for the next one
+ * or closes it.
+ *
+ * <p>Every method runs on the connection's event loop. The connection is in one of four states:
+ * idle between requests (closed after the idle timeout), reading a request's head (from its first
+ * byte; the header timeout applies), reading its body (the body timeout applies), or busy while
+ * the request is answered. Requests a client pipelines while one is answered wait their turn.
+ * After any framing error the connection is closed: bytes after a request the server could not
+ * delimit are never read as another request.
+ */
+final class HttpConnection extends ChannelDuplexHandler {
+  private static final Logger log = LoggerFactory.getLogger(HttpConnection.class);
+  private static final Logger access = LoggerFactory.getLogger("io.delayq.server.access");
+  private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS");
+  /** Bytes of requests a client may pipeline behind the one being answered; more closes the connection. */
+  private static final int MAX_PIPELINED_BYTES = 1024 * 1024;
+
+  private enum State { IDLE, HEAD, BODY, DISCARD, BUSY, CLOSED }
+
+  private final ApiServer server;
+  private final HttpSettings settings;
+  private final String remote;
+  private ChannelHandlerContext ctx;
+  private State state = State.IDLE;
+  private ScheduledFuture<?> timer;
+  private final ArrayDeque<Object> pipelined = new ArrayDeque<>();
+  private long pipelinedBytes;
+
+  private HttpRequest head;
+  private Router.Match match;
+  private String path;
+  private String rawQuery;
+  private CompositeByteBuf body;
+  private int bodyLimit;
+  private long discarded;
+  private boolean keepAlive;
+  private long startNanos;
+  private CompletableFuture<Void> gone;
+
+  HttpConnection(ApiServer server, HttpSettings settings, SocketAddress remote) {
+    this.server = server;
+    this.settings = settings;
+    this.remote = remote == null ? "-" : remote.toString().replaceFirst("^/", "");
+  }
+
+  /** Sits before the decoder: the header timeout starts with a request's first byte. */
+  ChannelHandler firstByteWatch() {
+    return new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelRead(ChannelHandlerContext context, Object msg) {
+        if (state == State.IDLE && msg instanceof ByteBuf bytes && bytes.isReadable()) {
+          state = State.HEAD;
+          arm(settings.headerTimeout(), this::headersTooSlow);
+        }
+        context.fireChannelRead(msg);
+      }
+
+      private void headersTooSlow() {
+        if (state == State.HEAD) {
+          fail(ApiException.requestTimeout("the request line and headers did not arrive within "
+              + settings.headerTimeout().toSeconds() + " s of the request's first byte; send them at once"), true);
+        }
+      }
+    };
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext context) {
+    this.ctx = context;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext context) {
+    armIdle();
+    context.fireChannelActive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext context, Object msg) {
+    if (state == State.BUSY || !pipelined.isEmpty() && state != State.CLOSED) {
+      pipelinedBytes += msg instanceof HttpContent content ? content.content().readableBytes() : 512;
+      if (pipelinedBytes > MAX_PIPELINED_BYTES) {
+        ReferenceCountUtil.release(msg);
+        close();
+        return;
+      }
+      pipelined.add(msg);
+      return;
+    }
+    handle(msg);
+  }
+
+  private void handle(Object msg) {
+    try {
+      if (msg instanceof HttpRequest request) {
+        onHead(request);
+      }
+      if (msg instanceof HttpContent content) {
+        onContent(content);
+      }
+    } finally {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  private void onHead(HttpRequest request) {
+    cancelTimer();
+    if (state == State.CLOSED) {
+      return;
+    }
+    startNanos = System.nanoTime();
+    head = request;
+    keepAlive = HttpUtil.isKeepAlive(request);
+    splitTarget(request.uri());
+    match = null;
+    DecoderResult result = request.decoderResult();
+    if (result.isFailure()) {
+      fail(framingError(result.cause()), true);
+      return;
+    }
+    if (request.protocolVersion().majorVersion() != 1) {
+      fail(ApiException.badFraming("only HTTP/1.0 and HTTP/1.1 are served here"), true);
+      return;
+    }
+    match = server.router.match(request.method().name(), path);
+    ApiException refused = admit(request);
+    long declared = HttpUtil.getContentLength(request, -1L);
+    boolean hasBody = declared > 0 || HttpUtil.isTransferEncodingChunked(request);
+    bodyLimit = match.found() ? match.route().bodyLimit() : BodyLimits.SMALL_BYTES;
+    if (refused == null && declared > bodyLimit) {
+      refused = Request.tooLarge(bodyLimit, declared);
+    }
+    if (refused != null) {
+      // why: the answer goes out at once, without reading a body nobody will use; the rest of the
+      // body is read and dropped (up to a limit) so that the client sees the answer, not a reset
+      keepAlive = keepAlive && !hasBody;
+      state = hasBody ? State.DISCARD : State.BUSY;
+      discarded = 0;
+      if (hasBody) {
+        arm(settings.bodyTimeout(), this::close);
+      }
+      respond(ErrorMapping.toResponse(refused, request.method().name(), PathCodec.abbreviate(path)), !hasBody);
+      return;
+    }
+    if (HttpUtil.is100ContinueExpected(request)) {
+      ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
+    }
+    body = ctx.alloc().compositeBuffer(1024);
+    state = State.BODY;
+    arm(settings.bodyTimeout(), this::bodyTooSlow);
+  }
+
+  /** What is refused before the body is read: shutdown, browsers from elsewhere, no token, no route. */
+  private ApiException admit(HttpRequest request) {
+    String method = request.method().name();
+    try {
+      if (server.draining()) {
+        return ApiException.shuttingDown();
+      }
+      server.guard.check(method, request.headers());
+      if (!match.pathOpen()) {
+        server.auth.check(request.headers().get(HttpHeaderNames.AUTHORIZATION));
+      }
+      if (!match.found()) {
+        return noRoute(method);
+      }
+      return null;
+    } catch (ApiException e) {
+      return e;
+    }
+  }
+
+  private ApiException noRoute(String method) {
+    if (match.allowedMethods().isEmpty()) {
+      return ApiException.notFound(
+          "no route " + method + " " + PathCodec.abbreviate(path) + "; the API is under /v1 and described at /openapi.json");
+    }
+    String allowed = String.join(", ", match.allowedMethods());
+    return ApiException.methodNotAllowed(
+        method + " is not allowed on " + PathCodec.abbreviate(path) + "; allowed: " + allowed, allowed);
+  }
+
+  private void onContent(HttpContent content) {
+    if (content.decoderResult().isFailure()) {
+      fail(framingError(content.decoderResult().cause()), true);
+      return;
+    }
+    boolean last = content instanceof LastHttpContent;
+    if (state == State.DISCARD) {
+      discarded += content.content().readableBytes();
+      if (last || discarded > BodyLimits.DISCARD_BYTES) {
+        close();
+      }
+      return;
+    }
+    if (state != State.BODY) {
+      return;
+    }
+    ByteBuf bytes = content.content();
+    if (body.readableBytes() + (long) bytes.readableBytes() > bodyLimit) {
+      releaseBody();
+      state = State.DISCARD;
+      keepAlive = false;
+      discarded = 0;
+      respond(ErrorMapping.toResponse(Request.tooLarge(bodyLimit, -1), head.method().name(), PathCodec.abbreviate(path)), false);
+      if (last) {
+        close();
+      }
+      return;
+    }
+    if (bytes.isReadable()) {
+      body.addComponent(true, bytes.retain());
+    }
+    if (last) {
+      cancelTimer();
+      byte[] whole = ByteBufUtil.getBytes(body);
+      releaseBody();
+      state = State.BUSY;
+      dispatch(whole);
+    }
+  }
+
+  private void dispatch(byte[] bytes) {
+    gone = new CompletableFuture<>();
+    String method = head.method().name();
+    Request request = new Request(method, rawQuery, head.headers(), bytes, match.params(), gone);
+    server.started();
+    server.dispatch(match.route(), request, PathCodec.abbreviate(path)).whenComplete((response, error) -> {
+      Response answer = error != null ? ApiServer.failure(error, method, path) : response;
+      if (ctx.executor().inEventLoop()) {
+        respondInFlight(answer);
+      } else {
+        ctx.executor().execute(() -> respondInFlight(answer));
+      }
+    });
+  }
+
+  private void respondInFlight(Response response) {
+    try {
+      respond(response, true);
+    } finally {
+      server.finished();
+    }
+  }
+
+  private void bodyTooSlow() {
+    if (state == State.BODY) {
+      fail(ApiException.requestTimeout("the request body did not arrive within " + settings.bodyTimeout().toSeconds()
+          + " s of its headers; send it at once"), true);
+    }
+  }
+
+  private static ApiException framingError(Throwable cause) {
+    if (cause instanceof TooLongHttpLineException) {
+      return ApiException.uriTooLong("the request line is longer than " + ApiServer.MAX_REQUEST_LINE
+          + " bytes; send long values in the body");
+    }
+    if (cause instanceof TooLongHttpHeaderException) {
+      return ApiException.headersTooLarge("the request headers are larger than " + ApiServer.MAX_HEADER_BYTES
+          + " bytes; send fewer or shorter headers");
+    }
+    if (cause instanceof TooLongFrameException) {
+      return ApiException.badFraming("a part of the request is too long: " + cause.getMessage());
+    }
+    String why = cause == null || cause.getMessage() == null ? "malformed" : cause.getMessage();
+    return ApiException.badFraming("the request could not be read as HTTP/1.1 (" + PathCodec.abbreviate(why)
+        + "); the connection is closed");
+  }
+
+  /** Answers an error and closes the connection once it is written. */
+  private void fail(ApiException error, boolean closeAfter) {
+    keepAlive = false;
+    releaseBody();
+    if (state == State.CLOSED) {
+      return;
+    }
+    String method = head == null ? "-" : head.method().name();
+    state = State.BUSY;
+    respond(ErrorMapping.toResponse(error, method, path == null ? "-" : PathCodec.abbreviate(path)), closeAfter);
+  }
+
+  /**
+   * Writes an answer. When the client has gone, or the write fails, whatever the answer handed
+   * out (a claim's jobs) is given back.
+   *
+   * @param thenContinue whether to go on with the next request (or close) once written; false
+   *     while the rest of a refused body is still being dropped
+   */
+  private void respond(Response response, boolean thenContinue) {
+    boolean connectionOpen = ctx.channel().isActive() && state != State.CLOSED;
+    logRequest(response.status(), connectionOpen);
+    if (!connectionOpen) {
+      server.runBlocking(response.onUndelivered());
+      return;
+    }
+    boolean close = !keepAlive || server.draining()
+        || "close".equalsIgnoreCase(response.headers().getOrDefault("Connection", ""));
+    byte[] bytes = response.body();
+    FullHttpResponse http = new DefaultFullHttpResponse(
+        http10() ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1,
+        HttpResponseStatus.valueOf(response.status()),
+        bytes == null ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes));
+    HttpHeaders headers = http.headers();
+    for (Map.Entry<String, String> header : response.headers().entrySet()) {
+      headers.set(header.getKey(), header.getValue());
+    }
+    if (bytes != null && bytes.length > 0) {
+      headers.set(HttpHeaderNames.CONTENT_TYPE, response.contentType());
+    }
+    if (response.status() != 204) {
+      headers.setInt(HttpHeaderNames.CONTENT_LENGTH, bytes == null ? 0 : bytes.length);
+    }
+    headers.set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+    headers.set("X-Content-Type-Options", "nosniff");
+    if (close) {
+      headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    } else if (http10()) {
+      headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+    }
+    Runnable undelivered = response.onUndelivered();
+    ctx.writeAndFlush(http).addListener((ChannelFutureListener) written -> {
+      if (!written.isSuccess()) {
+        server.runBlocking(undelivered);
+        close();
+        return;
+      }
+      if (!thenContinue) {
+        return;
+      }
+      if (close) {
+        close();
+      } else {
+        next();
+      }
+    });
+  }
+
+  /** Whether the request was read, and read as HTTP/1.0 (a request that could not be read says 1.0 too). */
+  private boolean http10() {
+    return head != null && head.decoderResult().isSuccess() && head.protocolVersion().equals(HttpVersion.HTTP_1_0);
+  }
+
+  /** Ready for the next request: the idle timer runs, and a pipelined request is taken up. */
+  private void next() {
+    if (state == State.CLOSED) {
+      return;
+    }
+    state = State.IDLE;
+    head = null;
+    gone = null;
+    armIdle();
+    if (pipelined.isEmpty()) {
+      pipelinedBytes = 0;
+    }
+    while (!pipelined.isEmpty() && state != State.BUSY && state != State.CLOSED) {
+      Object msg = pipelined.poll();
+      if (state == State.IDLE && msg instanceof HttpRequest) {
+        state = State.HEAD;
+      }
+      handle(msg);
+    }
+  }
+
+  private void logRequest(int status, boolean delivered) {
+    String method = head == null ? "-" : head.method().name();
+    long nanos = System.nanoTime() - startNanos;
+    String route = match == null ? Router.UNMATCHED : match.label();
+    server.metrics.request(METHODS.contains(method) ? method : "other", route, status, nanos);
+    if (access.isInfoEnabled()) {
+      String target = path == null ? "-" : PathCodec.abbreviate(path) + (rawQuery == null ? "" : "?" + PathCodec.abbreviate(rawQuery));
+      access.info("{} {} {} {} {} ms{}", remote, method, target, status,
+          TimeUnit.NANOSECONDS.toMillis(nanos), delivered ? "" : " (client gone)");
+    }
+  }
+
+  /** Splits the request target into its path and query, accepting the absolute form too. */
+  private void splitTarget(String uri) {
+    String target = uri == null ? "/" : uri;
+    if (!target.startsWith("/")) {
+      int scheme = target.indexOf("://");
+      int slash = scheme < 0 ? -1 : target.indexOf('/', scheme + 3);
+      target = slash < 0 ? "/" : target.substring(slash);
+    }
+    int hash = target.indexOf('#');
+    if (hash >= 0) {
+      target = target.substring(0, hash);
+    }
+    int q = target.indexOf('?');
+    path = q < 0 ? target : target.substring(0, q);
+    rawQuery = q < 0 ? null : target.substring(q + 1);
+  }
+
+  private void armIdle() {
+    arm(settings.idleTimeout(), () -> {
+      if (state == State.IDLE) {
+        close();
+      }
+    });
+  }
+
+  private void arm(Duration after, Runnable action) {
+    cancelTimer();
+    timer = ctx.executor().schedule(action, after.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void cancelTimer() {
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
+  }
+
+  private void releaseBody() {
+    if (body != null) {
+      body.release();
+      body = null;
+    }
+  }
+
+  private void close() {
+    if (state != State.CLOSED) {
+      state = State.CLOSED;
+      cancelTimer();
+      ctx.close();
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext context) {
+    state = State.CLOSED;
+    cancelTimer();
+    releaseBody();
+    while (!pipelined.isEmpty()) {
+      ReferenceCountUtil.release(pipelined.poll());
+    }
+    if (gone != null) {
+      gone.complete(null);
+    }
+    context.fireChannelInactive();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext context, Object event) {
+    if (event instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess()) {
+      log.debug("TLS handshake with {} failed: {}", remote, handshake.cause().toString());
+      close();
+      return;
+    }
+    context.fireUserEventTriggered(event);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+    ApiServer.haltIfFatal(cause);
+    if (cause instanceof IOException || cause instanceof WriteTimeoutException) {
+      log.debug("connection from {}: {}", remote, cause.toString());
+    } else {
+      log.warn("connection from {} failed; closing it", remote, cause);
+    }
+    close();
+  }
+}
