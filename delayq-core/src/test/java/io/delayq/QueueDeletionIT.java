@@ -239,6 +239,18 @@ class QueueDeletionIT {
   }
 
   @Test
+  void aReadWhileADeleteRunsDoesNotBringTheQueueBack() {
+    String name = TestRedis.uniqueQueue("mid-delete");
+    delayq.queue(name, 3).schedule(JobRequest.of("x").withRunAt(FAR));
+    // A delete has removed the settings and not yet the name: the moment a read must not undo.
+    rawConnection.sync().del("{dq:" + name + "}:settings");
+    try (Delayq other = Delayq.connect(TestRedis.url())) {
+      assertThat(other.existingQueue(name)).isEmpty();
+    }
+    assertThat(rawConnection.sync().exists("{dq:" + name + "}:settings")).isZero();
+  }
+
+  @Test
   void queueNamesComeInSortedPages() {
     String prefix = TestRedis.uniqueQueue("names");
     List<String> mine = new ArrayList<>();
