@@ -74,16 +74,29 @@ final class QueueRegistry {
     return members.stream().map(m -> new String(m, StandardCharsets.UTF_8)).sorted().toList();
   }
 
-  /** The queue if it has been used before; never creates one. */
+  /**
+   * The queue if it has been used before; never creates one, nor writes anything. A queue exists
+   * while its settings hash holds a partition count: a delete removes that hash before the name.
+   */
   Optional<JobQueue> existingQueue(String name) {
     Rules.checkQueueName(name);
     QueueHandle cached = queues.get(name);
     if (cached != null) {
       return Optional.of(cached);
     }
-    Boolean known =
-        client.await(client.async().sismember(Keys.bytes(Keys.registry()), Keys.bytes(name)).toCompletableFuture(), name, null, 0);
-    return Boolean.TRUE.equals(known) ? Optional.of(queue(name, 0)) : Optional.empty();
+    byte[] stored =
+        client.await(
+            client.async().hget(Keys.bytes(Keys.settings(name)), Keys.bytes("partitions")).toCompletableFuture(), name, null, 0);
+    if (stored == null) {
+      return Optional.empty();
+    }
+    int partitions = parsePartitions(name, stored);
+    return Optional.of(queues.computeIfAbsent(name, n -> new QueueHandle(client, n, partitions)));
+  }
+
+  /** Drops the handle of a deleted queue, so that its next use starts fresh. */
+  void forget(String name) {
+    queues.remove(name);
   }
 
   private int loadOrCreateSettings(String name, int partitions) {
@@ -93,6 +106,10 @@ final class QueueRegistry {
     client.await(redis.hsetnx(key, field, Keys.bytes(Integer.toString(partitions))).toCompletableFuture(), name, null, 0);
     client.await(redis.sadd(Keys.bytes(Keys.registry()), Keys.bytes(name)).toCompletableFuture(), name, null, 0);
     byte[] stored = client.await(redis.hget(key, field).toCompletableFuture(), name, null, 0);
+    return parsePartitions(name, stored);
+  }
+
+  private static int parsePartitions(String name, byte[] stored) {
     try {
       return Integer.parseInt(new String(stored, StandardCharsets.US_ASCII));
     } catch (RuntimeException e) {

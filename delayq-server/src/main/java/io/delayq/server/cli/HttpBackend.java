@@ -27,6 +27,8 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The commands done through a running {@code delayq serve}, over the HTTP API v1 exactly as
@@ -37,6 +39,10 @@ final class HttpBackend implements Backend {
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
   private static final ObjectMapper JSON = new ObjectMapper();
+  static final int QUEUES_PER_PAGE = 1000;
+  /** A server that kept sending a next page would be broken; stop after a million queues. */
+  private static final int MAX_QUEUE_PAGES = 1000;
+  private static final Pattern NEXT_LINK = Pattern.compile("<([^>]*)>\\s*;\\s*rel=\"?next\"?");
 
   private final String baseUrl;
   private final String token;
@@ -128,11 +134,26 @@ final class HttpBackend implements Backend {
   @Override
   public List<QueueStats> stats() {
     List<QueueStats> all = new ArrayList<>();
-    for (JsonNode node : send("GET", "/v1/queues", null, null)) {
-      all.add(queueStats(node));
+    String page = "/v1/queues?limit=" + QUEUES_PER_PAGE;
+    // why: the list is paged; the server names each next page in a Link header (RFC 8288)
+    for (int pages = 0; page != null && pages < MAX_QUEUE_PAGES; pages++) {
+      Answer answer = exchange("GET", page, null, null);
+      for (JsonNode node : answer.json()) {
+        all.add(queueStats(node));
+      }
+      page = nextPage(answer.response().headers().firstValue("Link").orElse(null));
     }
     all.sort((a, b) -> a.queue().compareTo(b.queue()));
     return all;
+  }
+
+  /** The path of the {@code rel="next"} target of a Link header, or null. */
+  static String nextPage(String link) {
+    if (link == null) {
+      return null;
+    }
+    Matcher next = NEXT_LINK.matcher(link);
+    return next.find() && next.group(1).startsWith("/") ? next.group(1) : null;
   }
 
   @Override
@@ -194,6 +215,13 @@ final class HttpBackend implements Backend {
    * @param conflictHint appended to a 409's detail, or null
    */
   private JsonNode send(String method, String path, JsonNode body, String conflictHint) {
+    return exchange(method, path, body, conflictHint).json();
+  }
+
+  /** A successful answer: its JSON body (null for 204) and the response it came in. */
+  private record Answer(JsonNode json, HttpResponse<String> response) {}
+
+  private Answer exchange(String method, String path, JsonNode body, String conflictHint) {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path))
         .timeout(REQUEST_TIMEOUT)
         .header("Accept", "application/json");
@@ -228,11 +256,11 @@ final class HttpBackend implements Backend {
     }
     int status = response.statusCode();
     if (status == 204) {
-      return null;
+      return new Answer(null, response);
     }
     JsonNode answer = parse(response.body());
     if (status >= 200 && status < 300 && answer != null) {
-      return answer;
+      return new Answer(answer, response);
     }
     throw failure(method, path, status, answer, response, conflictHint);
   }

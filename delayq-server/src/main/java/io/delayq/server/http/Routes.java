@@ -21,6 +21,7 @@ final class Routes {
         // producers
         oneJob(POST,  "/v1/queues/{queue}/jobs",                  jobs::schedule),
         large(POST,   "/v1/queues/{queue}/jobs:batch",            jobs::scheduleBatch),
+        route(GET,    "/v1/queues/{queue}/jobs",                  jobs::list),
         route(GET,    "/v1/queues/{queue}/jobs/{id}",             jobs::get),
         route(DELETE, "/v1/queues/{queue}/jobs/{id}",             jobs::cancel),
         route(PATCH,  "/v1/queues/{queue}/jobs/{id}",             jobs::reschedule),
@@ -33,6 +34,7 @@ final class Routes {
         route(GET,    "/v1/queues",                               queues::list),
         route(GET,    "/v1/queues/{queue}",                       queues::get),
         route(PUT,    "/v1/queues/{queue}",                       queues::put),
+        route(DELETE, "/v1/queues/{queue}",                       queues::delete),
         route(POST,   "/v1/queues/{queue}/pause",                 queues::pause),
         route(POST,   "/v1/queues/{queue}/resume",                queues::resume),
         route(GET,    "/v1/queues/{queue}/dead",                  queues::dead),
