@@ -191,6 +191,10 @@ final class HttpBackend implements Backend {
   public long deleteQueue(String queue, boolean force) {
     String hint = "`delayq delete-queue " + queue + " --force` deletes it anyway, with the jobs workers hold now";
     JsonNode answer = onQueue(queue, "DELETE", queuePath(queue) + "?force=" + force, null, force ? null : hint);
+    if (answer == null || !answer.path("deletedJobs").canConvertToLong()) {
+      throw new CliException(ExitCodes.FAILED, "unexpected answer from " + baseUrl + " to DELETE " + queuePath(queue)
+          + ": " + answer + " (no \"deletedJobs\"); the queue may be deleted: `delayq stats " + queue + "` tells");
+    }
     return answer.path("deletedJobs").asLong();
   }
 
