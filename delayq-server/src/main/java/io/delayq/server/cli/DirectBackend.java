@@ -73,7 +73,7 @@ final class DirectBackend implements Backend {
       } else if (request.runAt() != null) {
         job = job.withRunAt(request.runAt());
       }
-      JobQueue q = delayq.queue(queue);
+      JobQueue q = request.partitions() == null ? delayq.queue(queue) : delayq.queue(queue, request.partitions());
       if (request.maxAttempts() == null) {
         job = job.withMaxAttempts(q.admin().defaults().maxAttempts());
       }
@@ -113,7 +113,7 @@ final class DirectBackend implements Backend {
         try {
           delayq.existingQueue(name).ifPresent(q -> all.add(q.admin().stats()));
         } catch (io.delayq.RedisCommandException broken) {
-          System.err.println("delayq stats: skipping queue '" + name + "': " + broken.getMessage());
+          System.err.println(TerminalText.line("delayq stats: skipping queue '" + name + "': " + broken.getMessage()));
         }
       }
       return all;
@@ -167,13 +167,28 @@ final class DirectBackend implements Backend {
   }
 
   @Override
+  public JobPage listJobs(String queue, ListedState state, String cursor, int limit) {
+    throw throughServerOnly("listing jobs");
+  }
+
+  @Override
+  public long deleteQueue(String queue, boolean force) {
+    throw throughServerOnly("deleting a queue");
+  }
+
+  /** For what this version's delayq-core does not offer on Redis directly, but a delayq server does. */
+  private static CliException throughServerOnly(String what) {
+    return CliException.usage(what + " straight from Redis is not in this version; go through a delayq server:"
+        + " leave --redis and REDIS_URL unset and pass --server URL (or DELAYQ_SERVER)");
+  }
+
+  @Override
   public void close() {
     delayq.close();
   }
 
   private JobQueue existing(String queue) {
-    return delayq.existingQueue(queue).orElseThrow(() -> CliException.notFound(
-        "no queue '" + queue + "' on Redis at " + target + "; `delayq stats` lists the queues there"));
+    return delayq.existingQueue(queue).orElseThrow(() -> CliException.notFound(Format.noSuchQueue(queue, target)));
   }
 
   /** Runs one core call, turning its exceptions into exit codes. */

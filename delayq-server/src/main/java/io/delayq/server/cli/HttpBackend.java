@@ -103,6 +103,10 @@ final class HttpBackend implements Backend {
     if (request.keep()) {
       body.put("onDuplicate", "keep");
     }
+    if (request.partitions() != null) {
+      // why: PUT creates the queue with that count, or refuses (409) one that has another
+      send("PUT", queuePath(queue), JSON.createObjectNode().put("partitions", request.partitions()), null);
+    }
     JsonNode answer = send("POST", queuePath(queue) + "/jobs", body, null);
     String outcome = answer.path("outcome").asText("created");
     return new ScheduledJob(answer.path("id").asText(), instant(answer.get("runAt")),
@@ -111,12 +115,12 @@ final class HttpBackend implements Backend {
 
   @Override
   public JobInfo get(String queue, String id) {
-    return jobInfo(send("GET", jobPath(queue, id), null, null));
+    return jobInfo(onJob(queue, "GET", jobPath(queue, id), null, null));
   }
 
   @Override
   public void cancel(String queue, String id) {
-    send("DELETE", jobPath(queue, id), null, Format.activeHint(queue, id));
+    onJob(queue, "DELETE", jobPath(queue, id), null, Format.activeHint(queue, id));
   }
 
   @Override
@@ -127,7 +131,7 @@ final class HttpBackend implements Backend {
     } else {
       body.put("runAt", runAt.toEpochMilli());
     }
-    JsonNode answer = send("PATCH", jobPath(queue, id), body, Format.activeHint(queue, id));
+    JsonNode answer = onJob(queue, "PATCH", jobPath(queue, id), body, Format.activeHint(queue, id));
     return new ScheduledJob(answer.path("id").asText(id), instant(answer.get("runAt")), ScheduledJob.Outcome.REPLACED);
   }
 
@@ -158,23 +162,23 @@ final class HttpBackend implements Backend {
 
   @Override
   public QueueStats stats(String queue) {
-    return queueStats(send("GET", queuePath(queue), null, null));
+    return queueStats(onQueue(queue, "GET", queuePath(queue), null, null));
   }
 
   @Override
   public void pause(String queue) {
-    send("POST", queuePath(queue) + "/pause", null, null);
+    onQueue(queue, "POST", queuePath(queue) + "/pause", null, null);
   }
 
   @Override
   public void resume(String queue) {
-    send("POST", queuePath(queue) + "/resume", null, null);
+    onQueue(queue, "POST", queuePath(queue) + "/resume", null, null);
   }
 
   @Override
   public List<JobInfo> deadJobs(String queue, int limit) {
     List<JobInfo> jobs = new ArrayList<>();
-    for (JsonNode node : send("GET", queuePath(queue) + "/dead?limit=" + limit, null, null)) {
+    for (JsonNode node : onQueue(queue, "GET", queuePath(queue) + "/dead?limit=" + limit, null, null)) {
       jobs.add(jobInfo(node));
     }
     return jobs;
@@ -182,12 +186,49 @@ final class HttpBackend implements Backend {
 
   @Override
   public void requeueDead(String queue, String id) {
-    send("POST", queuePath(queue) + "/dead/" + segment(id) + "/requeue", null, null);
+    onJob(queue, "POST", queuePath(queue) + "/dead/" + segment(id) + "/requeue", null, null);
   }
 
   @Override
   public void deleteDead(String queue, String id) {
-    send("DELETE", queuePath(queue) + "/dead/" + segment(id), null, null);
+    onJob(queue, "DELETE", queuePath(queue) + "/dead/" + segment(id), null, null);
+  }
+
+  /** {@code GET /v1/queues/{queue}/jobs?state=…&cursor=…&limit=N} → {@code {"jobs":[…],"nextCursor"}}. */
+  @Override
+  public JobPage listJobs(String queue, ListedState state, String cursor, int limit) {
+    String query = "?state=" + state.label() + (cursor == null ? "" : "&cursor=" + segment(cursor)) + "&limit=" + limit;
+    JsonNode answer = onQueue(queue, "GET", queuePath(queue) + "/jobs" + query, null, null);
+    try {
+      return jobPage(answer);
+    } catch (RuntimeException e) {
+      throw new CliException(ExitCodes.FAILED, "unexpected answer from " + baseUrl + " to GET " + queuePath(queue)
+          + "/jobs: " + e.getMessage() + "; is the server the same version as this command?", e);
+    }
+  }
+
+  /** {@code DELETE /v1/queues/{queue}?force=…} → {@code {"queue","deletedJobs"}}; 409 while jobs are held. */
+  @Override
+  public long deleteQueue(String queue, boolean force) {
+    String hint = "`delayq delete-queue " + queue + " --force` deletes it anyway, with the jobs workers hold now";
+    JsonNode answer = onQueue(queue, "DELETE", queuePath(queue) + "?force=" + force, null, force ? null : hint);
+    if (answer == null || !answer.path("deletedJobs").canConvertToLong()) {
+      throw new CliException(ExitCodes.FAILED, "unexpected answer from " + baseUrl + " to DELETE " + queuePath(queue)
+          + ": " + answer + " (no \"deletedJobs\"); the queue may be deleted: `delayq stats " + queue + "` tells");
+    }
+    return answer.path("deletedJobs").asLong();
+  }
+
+  /** A page as the HTTP API writes it. */
+  static JobPage jobPage(JsonNode answer) {
+    JsonNode jobs = answer.get("jobs");
+    if (jobs == null || !jobs.isArray()) {
+      throw new IllegalArgumentException("no \"jobs\" array");
+    }
+    List<JobInfo> page = new ArrayList<>();
+    jobs.forEach(job -> page.add(jobInfo(job)));
+    JsonNode next = answer.get("nextCursor");
+    return new JobPage(page, next == null || next.isNull() ? null : next.asText());
   }
 
   @Override
@@ -206,6 +247,37 @@ final class HttpBackend implements Backend {
   /** One path segment, percent-encoded as the server decodes it. */
   static String segment(String value) {
     return PathCodec.encodeSegment(value);
+  }
+
+  /** A call on a queue: a 404 means there is no such queue, and says so the CLI way. */
+  private JsonNode onQueue(String queue, String method, String path, JsonNode body, String conflictHint) {
+    try {
+      return send(method, path, body, conflictHint);
+    } catch (CliException e) {
+      throw e.exitCode() == ExitCodes.NOT_FOUND ? CliException.notFound(Format.noSuchQueue(queue, baseUrl)) : e;
+    }
+  }
+
+  /** A call on one job: a 404 is the job's, unless the queue itself is missing. */
+  private JsonNode onJob(String queue, String method, String path, JsonNode body, String conflictHint) {
+    try {
+      return send(method, path, body, conflictHint);
+    } catch (CliException e) {
+      if (e.exitCode() == ExitCodes.NOT_FOUND && !queueExists(queue)) {
+        throw CliException.notFound(Format.noSuchQueue(queue, baseUrl));
+      }
+      throw e;
+    }
+  }
+
+  private boolean queueExists(String queue) {
+    try {
+      send("GET", queuePath(queue), null, null);
+      return true;
+    } catch (CliException e) {
+      // why: only a clear "no such queue" changes the message; any other failure keeps the job's 404
+      return e.exitCode() != ExitCodes.NOT_FOUND;
+    }
   }
 
   /**
@@ -288,6 +360,9 @@ final class HttpBackend implements Backend {
               + ". Pass the token it was started with (--token, --token-file or DELAYQ_TOKEN)");
       case 400, 413 -> CliException.usage(detail);
       case 404 -> CliException.notFound(detail);
+      case 405 -> new CliException(ExitCodes.FAILED, "the delayq server at " + baseUrl + " does not offer " + method
+          + " " + path.replaceFirst("\\?.*", "") + " (" + detail + "); it is probably older than this command:"
+          + " upgrade it");
       case 409 -> new CliException(ExitCodes.CONFLICT, conflictHint == null ? detail : detail + "; " + conflictHint);
       case 504 -> "outcome_unknown".equals(answer.path("error").asText())
           ? new CliException(ExitCodes.OUTCOME_UNKNOWN,
@@ -331,6 +406,19 @@ final class HttpBackend implements Backend {
     return millis == null || millis.isNull() ? null : Instant.ofEpochMilli(millis.asLong());
   }
 
+  /** A job view's state; {@code due} (a listing's word for a scheduled job whose time has come) is scheduled. */
+  private static JobState state(String text) {
+    String name = text.toUpperCase(Locale.ROOT);
+    if (name.equals("DUE")) {
+      return JobState.SCHEDULED;
+    }
+    try {
+      return JobState.valueOf(name);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("unknown job state '" + text + "'", e);
+    }
+  }
+
   private static QueueStats queueStats(JsonNode node) {
     return new QueueStats(
         node.path("queue").asText(),
@@ -349,7 +437,7 @@ final class HttpBackend implements Backend {
         : node.path("payload").asText("").getBytes(StandardCharsets.UTF_8);
     return new JobInfo(
         node.path("id").asText(),
-        JobState.valueOf(node.path("state").asText().toUpperCase(Locale.ROOT)),
+        state(node.path("state").asText()),
         instant(node.get("runAt")),
         instant(node.get("leaseUntil")),
         instant(node.get("deadAt")),

@@ -1,11 +1,14 @@
 package io.delayq.server.cli;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delayq.JobInfo;
 import io.delayq.QueueStats;
+import java.io.IOException;
+import java.io.Writer;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
@@ -28,6 +31,20 @@ final class JobJson {
     ArrayNode array = JSON.createArrayNode();
     jobs.forEach(job -> array.add(jobNode(job)));
     return write(array);
+  }
+
+  /** A pretty-printing generator on {@code out} that leaves {@code out} open when closed. */
+  static JsonGenerator generator(Writer out) throws IOException {
+    return JSON.createGenerator(out).disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+  }
+
+  /** One job view, as {@link #job} prints it, into an array being written. */
+  static void write(JsonGenerator json, JobInfo job) {
+    try {
+      json.writeTree(jobNode(job));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   static String stats(List<QueueStats> stats) {

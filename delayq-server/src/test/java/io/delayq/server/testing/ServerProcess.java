@@ -132,6 +132,14 @@ public final class ServerProcess implements AutoCloseable {
     return new ServerProcess(args, dataDir);
   }
 
+  /**
+   * Starts the jar with exactly {@code args}, no command put in front: for tests of how the command
+   * line picks {@code serve}. {@code dataDir} is only remembered for {@link #dataDir()}.
+   */
+  public static ServerProcess startWithArguments(Path dataDir, List<String> args) throws IOException {
+    return new ServerProcess(List.copyOf(args), dataDir);
+  }
+
   /** What a run of the jar that was expected to end by itself printed, and its exit code. */
   public record Exited(int exitCode, String output) {}
 
