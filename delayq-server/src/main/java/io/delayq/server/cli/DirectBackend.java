@@ -5,6 +5,9 @@ import io.delayq.DelayqException;
 import io.delayq.DuplicatePolicy;
 import io.delayq.InvalidRequestException;
 import io.delayq.JobActiveException;
+import io.delayq.JobFilter;
+import io.delayq.Page;
+import io.delayq.QueueBusyException;
 import io.delayq.JobInfo;
 import io.delayq.JobNotFoundException;
 import io.delayq.JobQueue;
@@ -168,18 +171,22 @@ final class DirectBackend implements Backend {
 
   @Override
   public JobPage listJobs(String queue, ListedState state, String cursor, int limit) {
-    throw throughServerOnly("listing jobs");
+    return call(() -> {
+      Page<JobInfo> page = existing(queue).admin().listJobs(JobFilter.valueOf(state.name()), cursor, limit);
+      return new JobPage(page.items(), page.nextCursor().orElse(null));
+    });
   }
 
   @Override
   public long deleteQueue(String queue, boolean force) {
-    throw throughServerOnly("deleting a queue");
-  }
-
-  /** For what this version's delayq-core does not offer on Redis directly, but a delayq server does. */
-  private static CliException throughServerOnly(String what) {
-    return CliException.usage(what + " straight from Redis is not in this version; go through a delayq server:"
-        + " leave --redis and REDIS_URL unset and pass --server URL (or DELAYQ_SERVER)");
+    return call(() -> {
+      try {
+        return existing(queue).admin().delete(force);
+      } catch (QueueBusyException e) {
+        throw new CliException(ExitCodes.CONFLICT, e.getMessage() + "; `delayq delete-queue " + queue
+            + " --force` deletes it anyway, with the jobs workers hold now", e);
+      }
+    });
   }
 
   @Override

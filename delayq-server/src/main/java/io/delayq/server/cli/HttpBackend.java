@@ -432,8 +432,12 @@ final class HttpBackend implements Backend {
   }
 
   private static JobInfo jobInfo(JsonNode node) {
+    JsonNode value = node.get("payload");
+    // a payload scheduled as a JSON value (not a string) comes as that value: its text is the payload
+    boolean json = value != null && !value.isTextual() && !value.isMissingNode();
     byte[] payload = node.hasNonNull("payloadBase64")
         ? Base64.getDecoder().decode(node.get("payloadBase64").asText())
+        : json ? value.toString().getBytes(StandardCharsets.UTF_8)
         : node.path("payload").asText("").getBytes(StandardCharsets.UTF_8);
     return new JobInfo(
         node.path("id").asText(),
@@ -445,6 +449,7 @@ final class HttpBackend implements Backend {
         node.path("maxAttempts").asInt(),
         instant(node.get("createdAt")),
         payload,
-        node.hasNonNull("lastError") ? node.get("lastError").asText() : null);
+        node.hasNonNull("lastError") ? node.get("lastError").asText() : null,
+        json);
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delayq.JobInfo;
 import io.delayq.QueueStats;
@@ -63,6 +64,14 @@ final class JobJson {
     return write(array);
   }
 
+  private static JsonNode parsedOrNull(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (java.io.IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
   private static ObjectNode jobNode(JobInfo job) {
     ObjectNode node = JSON.createObjectNode();
     node.put("id", job.id());
@@ -74,7 +83,10 @@ final class JobJson {
     node.put("maxAttempts", job.maxAttempts());
     putTime(node, "createdAt", job.createdAt());
     String text = HttpBackend.utf8(job.payload());
-    if (text != null) {
+    JsonNode value = job.payloadIsJson() && text != null ? parsedOrNull(text) : null;
+    if (value != null) {
+      node.set("payload", value);
+    } else if (text != null) {
       node.put("payload", text);
     } else {
       node.put("payloadBase64", Base64.getEncoder().encodeToString(job.payload()));
