@@ -28,6 +28,7 @@ final class Routes {
         route(POST,   "/v1/queues/{queue}/claim",                 workers::claim),
         route(POST,   "/v1/queues/{queue}/jobs/{id}/ack",         workers::ack),
         route(POST,   "/v1/queues/{queue}/jobs/{id}/nack",        workers::nack),
+        route(POST,   "/v1/queues/{queue}/settle",                workers::settle),
         route(POST,   "/v1/queues/{queue}/jobs/{id}/lease",       workers::extendLease),
         // queues
         route(GET,    "/v1/queues",                               queues::list),
