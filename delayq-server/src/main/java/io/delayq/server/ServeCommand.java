@@ -57,6 +57,11 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Where the embedded Redis keeps its AOF and log (env DELAYQ_DATA_DIR, default ${DEFAULT-VALUE}).")
   Path dataDir;
 
+  @Option(names = "--max-partitions", defaultValue = "${env:DELAYQ_MAX_PARTITIONS:-" + DelayqServer.DEFAULT_MAX_PARTITIONS + "}",
+      description = "Most partitions a queue created or configured over HTTP may have, 1 to 1024"
+          + " (env DELAYQ_MAX_PARTITIONS, default ${DEFAULT-VALUE}). Each partition costs Redis calls on every claim and stats.")
+  int maxPartitions;
+
   @Override
   public Integer call() {
     PrintWriter err = spec != null ? spec.commandLine().getErr() : new PrintWriter(System.err, true);
@@ -105,10 +110,15 @@ public final class ServeCommand implements Callable<Integer> {
       log.warn("the bearer token is only {} characters long; use at least {} random characters, e.g. from"
           + " `openssl rand -hex 32`", bearer.length(), SHORT_TOKEN);
     }
+    if (maxPartitions < 1 || maxPartitions > DelayqServer.PARTITIONS_LIMIT) {
+      throw new UsageException("--max-partitions (DELAYQ_MAX_PARTITIONS) must be between 1 and "
+          + DelayqServer.PARTITIONS_LIMIT + "; got " + maxPartitions);
+    }
     String redis = redisUrl == null || redisUrl.isBlank() ? null : redisUrl.trim();
     String source = redis == null ? null : (System.getenv("REDIS_URL") != null && redis.equals(System.getenv("REDIS_URL").trim()) ? "REDIS_URL" : "--redis");
     return new DelayqServer.Settings(
-        bindAddress.isEmpty() ? "127.0.0.1" : bindAddress, port, redis, source, bearer, dataDir == null ? Path.of("data") : dataDir);
+        bindAddress.isEmpty() ? "127.0.0.1" : bindAddress, port, redis, source, bearer, dataDir == null ? Path.of("data") : dataDir,
+        maxPartitions);
   }
 
   /** The token from --token or --token-file, trimmed; null when neither is set. */

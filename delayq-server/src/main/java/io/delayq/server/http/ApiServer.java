@@ -56,7 +56,7 @@ public final class ApiServer {
   private final AtomicBoolean stopping = new AtomicBoolean();
   private volatile boolean draining;
 
-  private ApiServer(HttpServer server, ThreadPoolExecutor executor, Delayq delayq, String token) {
+  private ApiServer(HttpServer server, ThreadPoolExecutor executor, Delayq delayq, String token, int maxPartitions) {
     this.server = server;
     this.executor = executor;
     this.auth = new BearerAuth(token);
@@ -69,7 +69,7 @@ public final class ApiServer {
             Routes.table(
                 new JobEndpoints(queues, metrics),
                 new WorkerEndpoints(queues, metrics, longPolls),
-                new QueueEndpoints(queues),
+                new QueueEndpoints(queues, maxPartitions),
                 new SystemEndpoints(delayq, metrics)));
   }
 
@@ -77,8 +77,10 @@ public final class ApiServer {
    * Binds {@code bind:port} (port 0: a free one) and starts answering.
    *
    * @param token the bearer token every call but {@code /health} must carry, or null for none
+   * @param maxPartitions most partitions a queue created or configured through the API may have
    */
-  public static ApiServer start(Delayq delayq, String bind, int port, String token) throws IOException {
+  public static ApiServer start(Delayq delayq, String bind, int port, String token, int maxPartitions)
+      throws IOException {
     // why: the JDK server writes headers and body in separate writes; with Nagle's algorithm on,
     // a small response can then wait for the client's delayed ACK (up to 40 ms on Linux).
     setIfAbsent("sun.net.httpserver.nodelay", "true");
@@ -98,7 +100,7 @@ public final class ApiServer {
         new ThreadPoolExecutor(
             THREADS, THREADS, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUED_REQUESTS), named("delayq-http-"));
     executor.allowCoreThreadTimeOut(true);
-    ApiServer api = new ApiServer(server, executor, delayq, token);
+    ApiServer api = new ApiServer(server, executor, delayq, token, maxPartitions);
     server.createContext("/", api::handle);
     server.setExecutor(executor);
     server.start();

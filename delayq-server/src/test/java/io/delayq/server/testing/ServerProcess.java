@@ -35,11 +35,16 @@ public final class ServerProcess implements AutoCloseable {
   private final String redisArg;
 
   private ServerProcess(List<String> args, Path dataDir) throws IOException {
+    this(List.of(), args, dataDir);
+  }
+
+  private ServerProcess(List<String> jvmOptions, List<String> args, Path dataDir) throws IOException {
     this.dataDir = dataDir;
     int redisAt = args.indexOf("--redis");
     this.redisArg = redisAt >= 0 && redisAt + 1 < args.size() ? args.get(redisAt + 1) : null;
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
     command.add("-jar");
     command.add(jar().toString());
     command.addAll(args);
@@ -109,6 +114,16 @@ public final class ServerProcess implements AutoCloseable {
     List<String> args = new ArrayList<>(List.of("serve", "--port", "0", "--data-dir", dataDir.toString()));
     args.addAll(List.of(extraArgs));
     return new ServerProcess(args, dataDir);
+  }
+
+  /**
+   * As {@link #startEmbedded(Path, String...)}, with options for the server's JVM (e.g. {@code
+   * -Xmx256m}), for tests of what the server costs.
+   */
+  public static ServerProcess startEmbedded(List<String> jvmOptions, Path dataDir, String... extraArgs) throws IOException {
+    List<String> args = new ArrayList<>(List.of("serve", "--port", "0", "--data-dir", dataDir.toString()));
+    args.addAll(List.of(extraArgs));
+    return new ServerProcess(jvmOptions, args, dataDir);
   }
 
   /** What a run of the jar that was expected to end by itself printed, and its exit code. */
