@@ -1,6 +1,7 @@
 package io.delayq.server.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.delayq.InvalidRequestException;
 import io.delayq.JobQueue;
 import io.delayq.InvalidRequestException;
 import io.delayq.Page;
@@ -24,9 +25,12 @@ final class QueueEndpoints {
   private static final Set<String> DELETE_PARAMS = Fields.names("force");
 
   private final Queues queues;
+  private final int maxPartitions;
 
-  QueueEndpoints(Queues queues) {
+  /** @param maxPartitions most partitions a queue created or configured here may have ({@code --max-partitions}) */
+  QueueEndpoints(Queues queues, int maxPartitions) {
     this.queues = queues;
+    this.maxPartitions = maxPartitions;
   }
 
   /**
@@ -71,6 +75,9 @@ final class QueueEndpoints {
     OptionalLong partitions = fields.integer("partitions", 1, MAX_PARTITIONS);
     OptionalLong maxAttempts = fields.integer("maxAttempts", 1, JobRequests.MAX_ATTEMPTS);
     OptionalLong leaseMs = fields.integer("leaseMs", WorkerEndpoints.MIN_LEASE_MS, WorkerEndpoints.MAX_LEASE_MS);
+    if (partitions.isPresent() && partitions.getAsLong() > maxPartitions) {
+      refuseOverCap(name, (int) partitions.getAsLong());
+    }
     JobQueue queue = partitions.isPresent() ? withPartitions(name, (int) partitions.getAsLong()) : queues.create(name);
     QueueDefaults defaults = queue.admin().defaults();
     if (maxAttempts.isPresent() || leaseMs.isPresent()) {
@@ -82,6 +89,23 @@ final class QueueEndpoints {
                   leaseMs.isPresent() ? Duration.ofMillis(leaseMs.getAsLong()) : defaults.lease()));
     }
     return Response.ok(Views.settings(name, queue.partitions(), defaults));
+  }
+
+  /**
+   * A partition count over the server's cap is refused, unless the queue already has it (created
+   * before the cap, or by the library): saying again what a queue is costs nothing. Why a cap: each
+   * partition is a Redis call in every claim sweep, long poll and stats, so a client asking for the
+   * largest count on many queues could make one long poll cost tens of thousands of calls.
+   */
+  private void refuseOverCap(String name, int partitions) {
+    if (queues.delayq().existingQueue(name).map(JobQueue::partitions).orElse(0) == partitions) {
+      return;
+    }
+    throw new InvalidRequestException(
+        "partitions",
+        "must be at most " + maxPartitions + " on this server; got " + partitions + ". Each partition costs Redis"
+            + " calls in every claim, long poll and stats: use fewer, or start the server with a higher"
+            + " --max-partitions (DELAYQ_MAX_PARTITIONS), up to " + MAX_PARTITIONS);
   }
 
   /**
