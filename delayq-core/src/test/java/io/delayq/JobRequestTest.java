@@ -60,6 +60,8 @@ class JobRequestTest {
     assertThatThrownBy(() -> JobRequest.of("x").withId("a\ud800")).hasMessageContaining("lone UTF-16 surrogate U+D800");
     assertThatThrownBy(() -> JobRequest.of("x").withId("invoice-\u202Egpj.exe")).hasMessageContaining("U+202E")
         .hasMessageContaining("bidirectional");
+    assertThatThrownBy(() -> JobRequest.of("x").withId("zero\u200Bwidth")).hasMessageContaining("U+200B");
+    assertThatThrownBy(() -> JobRequest.of("x").withId("\uFEFFbom")).hasMessageContaining("U+FEFF");
     assertThatThrownBy(() -> JobRequest.of("x").withId("line\u2028break")).hasMessageContaining("U+2028");
     assertThatThrownBy(() -> JobRequest.of("x").withId("..")).hasMessageContaining("path step");
     assertThatThrownBy(() -> JobRequest.of("x").withId(".")).hasMessageContaining("path step");

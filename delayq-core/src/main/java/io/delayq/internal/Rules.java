@@ -74,7 +74,7 @@ public final class Rules {
         throw new InvalidRequestException(
             "id",
             "'" + abbreviate(id) + "' contains U+" + String.format("%04X", (int) c) + " at index " + i
-                + ", a bidirectional-text control or line separator that makes an id display as another;"
+                + ", an invisible or bidirectional-text control character that makes an id display as another;"
                 + " ids must not contain them");
       }
       if (Character.isISOControl(c)) {
@@ -92,10 +92,14 @@ public final class Rules {
     return id;
   }
 
-  /** Bidirectional-text controls (embeddings, overrides, isolates, marks) and line/paragraph separators. */
+  /**
+   * Bidirectional-text controls (embeddings, overrides, isolates, marks), line and paragraph
+   * separators, the zero-width space, the byte-order mark and the noncharacters U+FFFE and U+FFFF.
+   */
   static boolean isInvisibleFormatting(char c) {
     return (c >= '\u202A' && c <= '\u202E') || (c >= '\u2066' && c <= '\u2069') || c == '\u200E' || c == '\u200F'
-        || c == '\u061C' || c == '\u2028' || c == '\u2029';
+        || c == '\u061C' || c == '\u2028' || c == '\u2029' || c == '\u200B' || c == '\uFEFF' || c == '\uFFFE'
+        || c == '\uFFFF';
   }
 
   public static long delayMillis(Duration delay) {

@@ -86,6 +86,7 @@ public final class ApiServer {
   final BearerAuth auth;
   final BrowserGuard guard;
   final ServerMetrics metrics;
+  final MemoryBudget memory = MemoryBudget.ofHeap();
   private final LongPolls longPolls;
   private final AtomicInteger open = new AtomicInteger();
   private final AtomicInteger inFlight = new AtomicInteger();
@@ -164,6 +165,8 @@ public final class ApiServer {
         .option(ChannelOption.SO_BACKLOG, 1024)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.SO_KEEPALIVE, true)
+        // why: a client may send its request and shut down its side; it still gets its answer
+        .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel channel) {

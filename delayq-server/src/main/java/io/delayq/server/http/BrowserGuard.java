@@ -30,7 +30,7 @@ final class BrowserGuard {
     this.checkHost = !tokenRequired;
     hosts.add("localhost");
     hosts.add("127.0.0.1");
-    hosts.add("::1");
+    hosts.add(hostOnly("::1"));
     hosts.add(hostOnly(settings.bind()));
     for (String extra : settings.allowedHosts()) {
       hosts.add(hostOnly(extra));
@@ -79,6 +79,14 @@ final class BrowserGuard {
     }
     if (h.endsWith(".")) {
       h = h.substring(0, h.length() - 1);
+    }
+    if (h.indexOf(':') >= 0) {
+      // an IPv6 literal, in any of its spellings: compared in its one canonical form
+      try {
+        return java.net.InetAddress.getByName("[" + h + "]").getHostAddress().replaceAll("%.*$", "");
+      } catch (java.io.IOException | RuntimeException e) {
+        return h;
+      }
     }
     try {
       return IDN.toASCII(h);

@@ -79,6 +79,10 @@ final class HttpConnection extends ChannelDuplexHandler {
   private boolean keepAlive;
   private long startNanos;
   private CompletableFuture<Void> gone;
+  /** Bytes of the {@link MemoryBudget} this connection's current request and answer hold. */
+  private long held;
+  /** The client shut down its sending side: answer what it sent, then close. */
+  private boolean inputShutdown;
 
   HttpConnection(ApiServer server, HttpSettings settings, SocketAddress remote) {
     this.server = server;
@@ -114,7 +118,13 @@ final class HttpConnection extends ChannelDuplexHandler {
 
   @Override
   public void channelActive(ChannelHandlerContext context) {
-    armIdle();
+    // why: a connection that never sends a byte holds a slot of --max-connections; it gets the
+    // header timeout, not the keep-alive idle timeout of a client that has made requests
+    arm(settings.headerTimeout(), () -> {
+      if (state == State.IDLE) {
+        close();
+      }
+    });
     context.fireChannelActive();
   }
 
@@ -165,6 +175,11 @@ final class HttpConnection extends ChannelDuplexHandler {
       fail(ApiException.badFraming("only HTTP/1.0 and HTTP/1.1 are served here"), true);
       return;
     }
+    ApiException malformed = malformed(request);
+    if (malformed != null) {
+      fail(malformed, true);
+      return;
+    }
     match = server.router.match(request.method().name(), path);
     ApiException refused = admit(request);
     long declared = HttpUtil.getContentLength(request, -1L);
@@ -173,16 +188,29 @@ final class HttpConnection extends ChannelDuplexHandler {
     if (refused == null && declared > bodyLimit) {
       refused = Request.tooLarge(bodyLimit, declared);
     }
+    if (refused == null && hasBody) {
+      long cost = (declared > 0 ? declared : bodyLimit) * (long) MemoryBudget.BODY_FACTOR;
+      long taken = server.memory.tryTake(cost);
+      if (taken < 0) {
+        server.metrics.busy();
+        refused = ApiException.busy("the server holds as many request bodies and answers as its memory allows;"
+            + " retry in a second, send smaller batches, or spread the load over more servers");
+      } else {
+        held += taken;
+      }
+    }
     if (refused != null) {
       // why: the answer goes out at once, without reading a body nobody will use; the rest of the
       // body is read and dropped (up to a limit) so that the client sees the answer, not a reset
       keepAlive = keepAlive && !hasBody;
-      state = hasBody ? State.DISCARD : State.BUSY;
+      // a client that asked to be told before sending its body will not send it now: close at once
+      boolean discard = hasBody && !HttpUtil.is100ContinueExpected(request);
+      state = discard ? State.DISCARD : State.BUSY;
       discarded = 0;
-      if (hasBody) {
+      if (discard) {
         arm(settings.bodyTimeout(), this::close);
       }
-      respond(ErrorMapping.toResponse(refused, request.method().name(), PathCodec.abbreviate(path)), !hasBody);
+      respond(ErrorMapping.toResponse(refused, request.method().name(), PathCodec.abbreviate(path)), !discard);
       return;
     }
     if (HttpUtil.is100ContinueExpected(request)) {
@@ -191,6 +219,29 @@ final class HttpConnection extends ChannelDuplexHandler {
     body = ctx.alloc().compositeBuffer(1024);
     state = State.BODY;
     arm(settings.bodyTimeout(), this::bodyTooSlow);
+  }
+
+  /**
+   * Headers that make a request ambiguous, refused with the connection closed (RFC 9112): a
+   * transfer coding other than chunked, whose body length nobody could agree on; no {@code Host},
+   * or two, or two {@code Origin}s, which different parts of a path may read differently.
+   */
+  private static ApiException malformed(HttpRequest request) {
+    HttpHeaders headers = request.headers();
+    java.util.List<String> codings = headers.getAll(HttpHeaderNames.TRANSFER_ENCODING);
+    if (codings.size() > 1 || codings.size() == 1 && !codings.get(0).trim().equalsIgnoreCase("chunked")) {
+      return ApiException.badFraming("Transfer-Encoding '" + PathCodec.abbreviate(String.join(", ", codings))
+          + "' is not accepted; send the body with Content-Length or Transfer-Encoding: chunked alone");
+    }
+    java.util.List<String> hosts = headers.getAll(HttpHeaderNames.HOST);
+    if (hosts.size() > 1 || hosts.isEmpty() && request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
+      return ApiException.badFraming(hosts.isEmpty()
+          ? "an HTTP/1.1 request needs a Host header" : "the request has " + hosts.size() + " Host headers; send one");
+    }
+    if (headers.getAll(HttpHeaderNames.ORIGIN).size() > 1) {
+      return ApiException.badFraming("the request has more than one Origin header; send one");
+    }
+    return null;
   }
 
   /** What is refused before the body is read: shutdown, browsers from elsewhere, no token, no route. */
@@ -336,13 +387,29 @@ final class HttpConnection extends ChannelDuplexHandler {
       server.runBlocking(response.onUndelivered());
       return;
     }
+    byte[] bytes = response.body();
+    if (bytes != null) {
+      long taken = server.memory.tryTake(bytes.length);
+      if (taken < 0) {
+        // why: an answer that does not fit is not sent; what it handed out (a claim's jobs) goes back
+        server.runBlocking(response.onUndelivered());
+        server.metrics.busy();
+        response = ErrorMapping.toResponse(ApiException.busy("the server holds as many answers not yet read by their"
+            + " clients as its memory allows; retry in a second (a claim's jobs were handed back, uncounted)"),
+            head == null ? "-" : head.method().name(), path == null ? "-" : PathCodec.abbreviate(path));
+        bytes = response.body();
+      } else {
+        held += taken;
+      }
+    }
     boolean close = !keepAlive || server.draining()
         || "close".equalsIgnoreCase(response.headers().getOrDefault("Connection", ""));
-    byte[] bytes = response.body();
+    // why: an answer to HEAD has the headers of the answer to GET and no body
+    boolean headOnly = head != null && head.method().equals(io.netty.handler.codec.http.HttpMethod.HEAD);
     FullHttpResponse http = new DefaultFullHttpResponse(
         http10() ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1,
         HttpResponseStatus.valueOf(response.status()),
-        bytes == null ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes));
+        bytes == null || headOnly ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes));
     HttpHeaders headers = http.headers();
     for (Map.Entry<String, String> header : response.headers().entrySet()) {
       headers.set(header.getKey(), header.getValue());
@@ -362,6 +429,7 @@ final class HttpConnection extends ChannelDuplexHandler {
     }
     Runnable undelivered = response.onUndelivered();
     ctx.writeAndFlush(http).addListener((ChannelFutureListener) written -> {
+      releaseHeld();
       if (!written.isSuccess()) {
         server.runBlocking(undelivered);
         close();
@@ -392,11 +460,13 @@ final class HttpConnection extends ChannelDuplexHandler {
     head = null;
     gone = null;
     armIdle();
-    if (pipelined.isEmpty()) {
-      pipelinedBytes = 0;
+    if (pipelined.isEmpty() && inputShutdown) {
+      close();
+      return;
     }
     while (!pipelined.isEmpty() && state != State.BUSY && state != State.CLOSED) {
       Object msg = pipelined.poll();
+      pipelinedBytes -= msg instanceof HttpContent content ? content.content().readableBytes() : 512;
       if (state == State.IDLE && msg instanceof HttpRequest) {
         state = State.HEAD;
       }
@@ -453,6 +523,11 @@ final class HttpConnection extends ChannelDuplexHandler {
     }
   }
 
+  private void releaseHeld() {
+    server.memory.giveBack(held);
+    held = 0;
+  }
+
   private void releaseBody() {
     if (body != null) {
       body.release();
@@ -473,6 +548,7 @@ final class HttpConnection extends ChannelDuplexHandler {
     state = State.CLOSED;
     cancelTimer();
     releaseBody();
+    releaseHeld();
     while (!pipelined.isEmpty()) {
       ReferenceCountUtil.release(pipelined.poll());
     }
@@ -484,6 +560,18 @@ final class HttpConnection extends ChannelDuplexHandler {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext context, Object event) {
+    if (event instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
+      inputShutdown = true;
+      if (state == State.BUSY) {
+        // a waiting claim ends as if the client hung up; any other request is answered, then closed
+        if (gone != null && match != null && match.found() && match.route().pattern().endsWith("/claim")) {
+          gone.complete(null);
+        }
+      } else if (pipelined.isEmpty() && state != State.DISCARD) {
+        close();
+      }
+      return;
+    }
     if (event instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess()) {
       log.debug("TLS handshake with {} failed: {}", remote, handshake.cause().toString());
       close();

@@ -56,7 +56,12 @@ final class Json {
                     .maxNameLength(MAX_NAME_CHARS)
                     .build())
             .build();
-    return new ObjectMapper(factory).enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    // why: a payload may be any JSON value and must come back as that value: numbers are kept as
+    // decimals, exactly, rather than as doubles (1e400 would come back as "Infinity")
+    return new ObjectMapper(factory)
+        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+        .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+        .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
   }
 
   /**
@@ -68,6 +73,7 @@ final class Json {
     if (body.length == 0) {
       throw new InvalidRequestException("body", "is empty; send a JSON document");
     }
+    checkUtf8Form(body);
     try {
       JsonNode tree = MAPPER.readTree(body);
       if (tree == null || tree.isMissingNode()) {
@@ -99,6 +105,7 @@ final class Json {
     if (body.length == 0) {
       throw new InvalidRequestException("body", "is empty; send a JSON array of 1 to " + maxElements + " " + what);
     }
+    checkUtf8Form(body);
     try (JsonParser parser = MAPPER.createParser(body)) {
       JsonToken first = parser.nextToken();
       if (first != JsonToken.START_ARRAY) {
@@ -157,6 +164,19 @@ final class Json {
       return tree == null || tree.isMissingNode() ? null : tree;
     } catch (IOException | RuntimeException e) {
       return null;
+    }
+  }
+
+  /**
+   * The parser would also read UTF-16, UTF-32 and a byte-order mark; the API takes UTF-8 only,
+   * so that every client and proxy reads a body the same way.
+   */
+  private static void checkUtf8Form(byte[] body) {
+    if (body.length >= 3 && (body[0] & 0xff) == 0xEF && (body[1] & 0xff) == 0xBB && (body[2] & 0xff) == 0xBF) {
+      throw new InvalidRequestException("body", "starts with a UTF-8 byte-order mark; send UTF-8 without one");
+    }
+    if (body[0] == 0 || body.length >= 2 && body[1] == 0) {
+      throw new InvalidRequestException("body", "is not UTF-8 (it reads as UTF-16 or UTF-32); send it as UTF-8");
     }
   }
 

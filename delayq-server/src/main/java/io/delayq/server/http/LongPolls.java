@@ -34,7 +34,7 @@ final class LongPolls {
   private static final Logger log = LoggerFactory.getLogger(LongPolls.class);
   /** Longest single wait of a queue's claim loop: it re-checks who still waits at this interval. */
   static final Duration SLICE = Duration.ofSeconds(1);
-  /** Payload bytes after which a claim's answer takes no more jobs. */
+  /** Bytes of answer (as JSON) after which a claim's answer takes no more jobs. */
   static final long ANSWER_BYTES = 16L << 20;
   /** Jobs in a claim's first chunk: at most 16 MiB even if every payload is at the 1 MiB limit. */
   static final int FIRST_CHUNK = 16;
@@ -77,7 +77,7 @@ final class LongPolls {
       CompletableFuture<Void> gone) {
     List<LeasedJob> first = queue.pull().claim(Math.min(max, FIRST_CHUNK), lease);
     if (!first.isEmpty() || wait.isZero() || closing) {
-      return CompletableFuture.completedFuture(topUp(queue, first, max, lease));
+      return CompletableFuture.completedFuture(fit(queue, topUp(queue, first, max, lease)));
     }
     if (!permits.tryAcquire()) {
       throw ApiException.tooManyRequests(
@@ -195,6 +195,7 @@ final class LongPolls {
         if (take == Math.min(w.max, FIRST_CHUNK) && w.max > take && !w.promise.isDone()) {
           mine = topUp(queue, mine, w.max, lease);
         }
+        mine = fit(queue, mine);
         if (!w.promise.complete(mine)) {
           handBack(queue, mine);
         }
@@ -206,14 +207,30 @@ final class LongPolls {
   }
 
   /**
+   * The jobs that fit in {@link #ANSWER_BYTES} of answer, counted as JSON (always the first one);
+   * the others go back at once, uncounted, for the next claim.
+   */
+  static List<LeasedJob> fit(JobQueue queue, List<LeasedJob> jobs) {
+    long bytes = 0;
+    for (int i = 0; i < jobs.size(); i++) {
+      bytes += Views.answerBytes(jobs.get(i));
+      if (bytes > ANSWER_BYTES && i > 0) {
+        handBack(queue, jobs.subList(i, jobs.size()));
+        return new ArrayList<>(jobs.subList(0, i));
+      }
+    }
+    return jobs;
+  }
+
+  /**
    * Adds more jobs to a first chunk that came back full, in chunks, until {@code max} jobs or
-   * about {@link #ANSWER_BYTES} of payload: one claim of a thousand large jobs cannot fill the heap.
+   * about {@link #ANSWER_BYTES} of answer: one claim of a thousand large jobs cannot fill the heap.
    */
   static List<LeasedJob> topUp(JobQueue queue, List<LeasedJob> first, int max, Duration lease) {
     List<LeasedJob> jobs = new ArrayList<>(first);
     long bytes = 0;
     for (LeasedJob job : jobs) {
-      bytes += job.payload().length;
+      bytes += Views.answerBytes(job);
     }
     int lastChunk = first.size();
     int wanted = Math.min(max, FIRST_CHUNK);
@@ -231,7 +248,7 @@ final class LongPolls {
         break;
       }
       for (LeasedJob job : more) {
-        bytes += job.payload().length;
+        bytes += Views.answerBytes(job);
       }
       jobs.addAll(more);
       lastChunk = more.size();

@@ -2,6 +2,8 @@ package io.delayq.server.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.delayq.InvalidRequestException;
+import io.delayq.JobFilter;
+import io.delayq.JobInfo;
 import io.delayq.JobQueue;
 import io.delayq.InvalidRequestException;
 import io.delayq.Page;
@@ -175,8 +177,15 @@ final class QueueEndpoints {
     int limit = (int) request.queryInteger(DEAD_PARAMS, "limit", 1, MAX_DEAD_LIMIT, 100);
     JobQueue queue = queues.existing(request.path("queue"));
     ArrayNode answer = Json.array();
-    queue.admin().deadJobs(limit).forEach(job -> answer.add(Views.job(job)));
-    return Response.ok(answer);
+    // why: the listing caps a page at about 1 MiB of payloads; a thousand dead jobs of 1 MiB each,
+    // read whole, would be a gigabyte of answer
+    Page<JobInfo> page = queue.admin().listJobs(JobFilter.DEAD, null, limit);
+    page.items().forEach(job -> answer.add(Views.job(job)));
+    Response response = Response.ok(answer);
+    return page.nextCursor().isEmpty() ? response : response.withHeader("Link",
+        "</v1/queues/" + PathCodec.encodeSegment(queue.name()) + "/jobs?state=dead&limit=" + limit + "&cursor="
+            + java.net.URLEncoder.encode(page.nextCursor().get(), java.nio.charset.StandardCharsets.UTF_8)
+            + ">; rel=\"next\"");
   }
 
   /** {@code POST /v1/queues/{queue}/dead/{id}/requeue} → 204, or 404 when no such dead job. */

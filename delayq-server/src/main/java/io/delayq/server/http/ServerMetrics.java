@@ -135,6 +135,14 @@ final class ServerMetrics implements AutoCloseable {
         .record(Duration.ofNanos(nanos));
   }
 
+  /** A request answered 503 because the bodies and answers held at once reached the memory budget. */
+  void busy() {
+    Counter.builder("delayq.http.busy")
+        .description("Requests answered 503 busy because request bodies and unread answers filled the memory budget")
+        .register(registry)
+        .increment();
+  }
+
   /** A connection closed as soon as it opened: the server had its maximum open, or was stopping. */
   void connectionRefused() {
     Counter.builder("delayq.http.connections.refused")

@@ -85,6 +85,26 @@ final class Views {
   }
 
   /**
+   * About how many bytes a claimed job takes in a claim's answer: JSON escapes a control
+   * character as six bytes, so a payload of 1 MiB of them is 6 MiB on the wire and in memory.
+   */
+  static long answerBytes(LeasedJob job) {
+    return 256 + 6L * job.id().length() + payloadBytes(job.payload(), job.payloadIsJson());
+  }
+
+  private static long payloadBytes(byte[] payload, boolean json) {
+    if (json) {
+      return payload.length;
+    }
+    long bytes = 0;
+    for (byte b : payload) {
+      bytes += b >= 0 && b < 0x20 ? 6 : b == '"' || b == '\\' ? 2 : 1;
+    }
+    // bytes that are not UTF-8 go as base64, 4 per 3: the larger of the two bounds either way
+    return Math.max(bytes, (payload.length + 2) / 3 * 4L);
+  }
+
+  /**
    * {@code payload} as the JSON value it was scheduled as; else {@code payload} as a string when
    * the bytes are UTF-8 text; else {@code payloadBase64}.
    */

@@ -17,6 +17,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -273,6 +274,182 @@ class HostileClientsIT {
   private static double metric(String name) {
     Matcher m = Pattern.compile("(?m)^" + name + "\\S* (\\S+)$").matcher(api.get("/metrics").body());
     return m.find() ? Double.parseDouble(m.group(1)) : 0;
+  }
+
+  @Test
+  void aClaimOfPayloadsThatGrowSixfoldAsJsonStaysWithinTheAnswerCap() throws Exception {
+    // 1 MiB of U+0001 is valid UTF-8 text, written as "\\u0001": 6 MiB of JSON per job
+    String controls = Base64.getEncoder().encodeToString(filled(1024 * 1024, (byte) 1));
+    for (int i = 0; i < 8; i++) {
+      assertThat(api.post("/v1/queues/" + queue + "/jobs", Map.of("id", "c" + i, "payloadBase64", controls)).status())
+          .isEqualTo(201);
+    }
+    Reply claimed = api.post("/v1/queues/" + queue + "/claim?max=8");
+    assertThat(claimed.status()).isEqualTo(200);
+    int got = claimed.json().size();
+    assertThat(got).isBetween(1, 3);
+    assertThat(claimed.body().length()).isLessThan(20 * 1024 * 1024);
+    assertThat(server.isAlive()).isTrue();
+    // the jobs that did not fit went back at once, their attempt unspent
+    JsonNode stats = api.get("/v1/queues/" + queue).json();
+    assertThat(stats.path("active").asInt()).isEqualTo(got);
+    assertThat(stats.path("scheduled").asInt()).isEqualTo(8 - got);
+  }
+
+  @Test
+  void concurrentFullBatchesGetA503RatherThanExhaustingTheHeap() throws Exception {
+    String payload = "p".repeat(16_000);
+    StringBuilder batch = new StringBuilder("[");
+    for (int i = 0; i < 1000; i++) {
+      batch.append(i == 0 ? "" : ",").append("{\"payload\":\"").append(payload).append("\"}");
+    }
+    byte[] body = batch.append(']').toString().getBytes(StandardCharsets.UTF_8);
+    List<CompletableFuture<Reply>> sent = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      sent.add(CompletableFuture.supplyAsync(
+          () -> api.send("POST", "/v1/queues/" + queue + "/jobs:batch", "application/json", body)));
+    }
+    int created = 0;
+    for (CompletableFuture<Reply> reply : sent) {
+      Reply r = reply.get(120, TimeUnit.SECONDS);
+      assertThat(r.status()).as(r.toString().substring(0, Math.min(300, r.toString().length()))).isIn(201, 503);
+      created += r.status() == 201 ? 1 : 0;
+    }
+    assertThat(created).isPositive();
+    assertThat(server.isAlive()).isTrue();
+    assertThat(api.get("/v1/queues/" + queue).json().path("scheduled").asInt()).isEqualTo(created * 1000);
+  }
+
+  @Test
+  void theDeadLetterListIsCappedByBytesAndPointsToTheNextPage() throws Exception {
+    String big = "d".repeat(700_000);
+    for (int i = 0; i < 6; i++) {
+      api.post("/v1/queues/" + queue + "/jobs", Map.of("id", "dead-" + i, "payload", big, "maxAttempts", 1));
+    }
+    JsonNode claimed = api.post("/v1/queues/" + queue + "/claim?max=6").json();
+    for (JsonNode job : claimed) {
+      assertThat(api.post("/v1/queues/" + queue + "/jobs/" + job.path("id").asText() + "/nack",
+          Map.of("token", job.path("token").asText())).status()).isEqualTo(204);
+    }
+    Reply dead = api.get("/v1/queues/" + queue + "/dead?limit=100");
+    assertThat(dead.status()).isEqualTo(200);
+    assertThat(dead.json().size()).isBetween(1, 2);
+    assertThat(dead.header("Link")).contains("state=dead").contains("rel=\"next\"");
+  }
+
+  @Test
+  void aTransferCodingOtherThanChunkedIsRefusedAndItsBodyNeverRunsAsARequest() throws Exception {
+    String smuggled = "POST /v1/queues/" + queue + "/pause HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n";
+    try (Socket s = connect()) {
+      send(s, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: identity\r\n\r\n" + smuggled);
+      String answer = readAll(s, Duration.ofSeconds(5));
+      assertThat(answer).startsWith("HTTP/1.1 400").contains("Transfer-Encoding 'identity' is not accepted");
+      assertThat(answer).doesNotContain("HTTP/1.1 204");
+    }
+    assertThat(api.get("/v1/queues/" + queue).json().path("paused").asBoolean()).isFalse();
+  }
+
+  @Test
+  void aClientThatShutsDownItsSendingSideStillGetsItsAnswer() throws Exception {
+    try (Socket s = connect()) {
+      String body = "{\"id\":\"half\",\"payload\":\"x\"}";
+      send(s, "POST /v1/queues/" + queue + "/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+          + "Content-Length: " + body.length() + "\r\n\r\n" + body);
+      s.shutdownOutput();
+      assertThat(readAll(s, Duration.ofSeconds(5))).startsWith("HTTP/1.1 201").contains("\"id\":\"half\"");
+    }
+  }
+
+  @Test
+  void headAnswersCarryNoBodyAndTheConnectionStaysUsable() throws Exception {
+    try (Socket s = connect()) {
+      send(s, "HEAD /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+          + "Connection: close\r\n\r\n");
+      String answers = readAll(s, Duration.ofSeconds(5));
+      // the HEAD's headers are followed at once by the next answer's status line
+      assertThat(answers).startsWith("HTTP/1.1 405");
+      String afterHead = answers.substring(answers.indexOf("\r\n\r\n") + 4);
+      assertThat(afterHead).startsWith("HTTP/1.1 200").contains("\"status\":\"up\"");
+    }
+  }
+
+  @Test
+  void aConnectionThatNeverSendsAByteIsClosedAfterTheHeaderTimeout() throws Exception {
+    try (Socket silent = connect()) {
+      long start = System.nanoTime();
+      assertThat(readAll(silent, Duration.ofSeconds(20))).doesNotContain("no close within");
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofSeconds(8), Duration.ofSeconds(15));
+    }
+  }
+
+  @Test
+  void ambiguousHostsAndBodiesThatAreNotUtf8AreRefused() throws Exception {
+    try (Socket s = connect()) {
+      send(s, "GET /health HTTP/1.1\r\n\r\n");
+      assertThat(readAll(s, Duration.ofSeconds(5))).startsWith("HTTP/1.1 400").contains("needs a Host header");
+    }
+    try (Socket s = connect()) {
+      send(s, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n");
+      assertThat(readAll(s, Duration.ofSeconds(5))).startsWith("HTTP/1.1 400").contains("2 Host headers");
+    }
+    try (Socket s = connect()) {
+      send(s, "GET /health HTTP/1.1\r\nHost: [0:0:0:0:0:0:0:1]:" + base.getPort() + "\r\nConnection: close\r\n\r\n");
+      assertThat(readAll(s, Duration.ofSeconds(5))).startsWith("HTTP/1.1 200");
+    }
+    byte[] bom = ("\uFEFF{\"payload\":\"x\"}").getBytes(StandardCharsets.UTF_8);
+    Reply withBom = api.send("POST", "/v1/queues/" + queue + "/jobs", "application/json", bom);
+    assertThat(withBom.status()).isEqualTo(400);
+    assertThat(withBom.json().path("detail").asText()).contains("byte-order mark");
+    Reply utf16 = api.send("POST", "/v1/queues/" + queue + "/jobs", "application/json",
+        "{\"payload\":\"x\"}".getBytes(StandardCharsets.UTF_16LE));
+    assertThat(utf16.status()).isEqualTo(400);
+    assertThat(utf16.json().path("detail").asText()).contains("not UTF-8");
+  }
+
+  @Test
+  void aClientThatKeepsPipeliningIsServedForAsLongAsItReads() throws Exception {
+    try (Socket s = connect()) {
+      for (int round = 0; round < 3; round++) {
+        StringBuilder burst = new StringBuilder();
+        for (int i = 0; i < 1500; i++) {
+          burst.append("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        }
+        send(s, burst.toString());
+        assertThat(countAnswers(s, 1500, Duration.ofSeconds(20))).as("round %d", round).isEqualTo(1500);
+      }
+    }
+  }
+
+  private static int countAnswers(Socket s, int expected, Duration timeout) throws IOException {
+    s.setSoTimeout((int) timeout.toMillis());
+    InputStream in = s.getInputStream();
+    byte[] buffer = new byte[65536];
+    String marker = "\"status\":\"up\"";
+    int found = 0;
+    StringBuilder carry = new StringBuilder();
+    try {
+      while (found < expected) {
+        int n = in.read(buffer);
+        if (n < 0) {
+          break;
+        }
+        carry.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
+        int at;
+        while ((at = carry.indexOf(marker)) >= 0) {
+          found++;
+          carry.delete(0, at + marker.length());
+        }
+      }
+    } catch (SocketTimeoutException e) {
+      // counted what came
+    }
+    return found;
+  }
+
+  private static byte[] filled(int size, byte value) {
+    byte[] bytes = new byte[size];
+    java.util.Arrays.fill(bytes, value);
+    return bytes;
   }
 
   private static double waitingClaims() {

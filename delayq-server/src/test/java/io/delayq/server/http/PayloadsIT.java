@@ -95,6 +95,21 @@ class PayloadsIT {
   }
 
   @Test
+  void numbersComeBackAsTheSameNumberHoweverLargeOrPrecise() {
+    String body = "[{\"id\":\"huge\",\"payload\":1e400},{\"id\":\"precise\",\"payload\":0.10000000000000000000000001},"
+        + "{\"id\":\"long\",\"payload\":{\"n\":123456789012345678901234567890.5}}]";
+    assertThat(api.send("POST", "/v1/queues/" + queue + "/jobs:batch", "application/json",
+        body.getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+    JsonNode huge = api.get("/v1/queues/" + queue + "/jobs/huge").json().path("payload");
+    assertThat(huge.isNumber()).as(huge.toString()).isTrue();
+    assertThat(huge.decimalValue()).isEqualByComparingTo(new java.math.BigDecimal("1e400"));
+    assertThat(api.get("/v1/queues/" + queue + "/jobs/precise").json().path("payload").decimalValue())
+        .isEqualByComparingTo(new java.math.BigDecimal("0.10000000000000000000000001"));
+    assertThat(api.get("/v1/queues/" + queue + "/jobs/long").json().at("/payload/n").decimalValue())
+        .isEqualByComparingTo(new java.math.BigDecimal("123456789012345678901234567890.5"));
+  }
+
+  @Test
   void base64IsDecodedStrictly() {
     Reply padded = api.post("/v1/queues/" + queue + "/jobs", Map.of("id", "bytes", "payloadBase64", "AP8="));
     assertThat(padded.status()).isEqualTo(201);

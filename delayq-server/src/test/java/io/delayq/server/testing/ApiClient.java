@@ -15,7 +15,10 @@ import java.time.Duration;
 
 /** A small client of the HTTP API for tests: JSON in and out, every answer kept whole. */
 public final class ApiClient {
-  public static final ObjectMapper JSON = new ObjectMapper();
+  /** Reads numbers exactly, as the server keeps them, so that a test sees what was sent. */
+  public static final ObjectMapper JSON = new ObjectMapper()
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .setNodeFactory(com.fasterxml.jackson.databind.node.JsonNodeFactory.withExactBigDecimals(true));
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).version(HttpClient.Version.HTTP_1_1).build();
 
