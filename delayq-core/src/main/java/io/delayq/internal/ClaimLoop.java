@@ -3,9 +3,15 @@ package io.delayq.internal;
 import io.delayq.WorkerOptions;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import org.slf4j.Logger;
@@ -17,6 +23,14 @@ import org.slf4j.LoggerFactory;
  * deadline it has seen on any partition, each timed by that partition's node clock, at most one
  * sweep interval, and is woken early by a wake message when an earlier job is scheduled. A
  * partition that fails is backed off alone; only when all fail does the whole loop back off.
+ *
+ * <p>A partition whose claim found it empty (nothing scheduled, nothing leased) is <em>quiet</em>:
+ * its sweeps count its keys ({@code EXISTS}, one command, no script) instead of running the claim
+ * script (one call, but a handful of commands inside it). Any of them appearing means work came
+ * whose wake message was lost, and the partition is claimed at once; a wake message, the oldest
+ * dead job's retention running out (the claim trims it) and a minute without a claim (which reads
+ * the node's clock afresh) end the quiet too. So a lost wake message still costs at most a sweep
+ * interval, and the wake-up path is the same as for any partition.
  */
 final class ClaimLoop implements WakeListener, Runnable {
   private static final Logger log = LoggerFactory.getLogger(ClaimLoop.class);
@@ -26,6 +40,12 @@ final class ClaimLoop implements WakeListener, Runnable {
    * Redis coming back; a claim refused while the link is down costs nothing on the wire.
    */
   static final long MAX_ERROR_BACKOFF_MILLIS = 1_000;
+  /**
+   * The longest a quiet partition goes without a claim. why: the claim refreshes the estimate of
+   * the node's clock that wake messages are timed by, and is the backstop for any change a key
+   * count cannot see; once a minute costs a twelfth of a command a second.
+   */
+  static final long QUIET_CLAIM_EVERY_NANOS = TimeUnit.SECONDS.toNanos(60);
 
   private final Settling settling;
   private final WorkerOptions options;
@@ -40,6 +60,17 @@ final class ClaimLoop implements WakeListener, Runnable {
   private final long[] wakeAt;
   /** Per partition: the earliest local due time announced since its current claim was sent. */
   private final long[] announced;
+  /** Per partition: its last claim found it empty and nothing has been announced since. */
+  private final boolean[] quiet;
+  /**
+   * Per partition, loop's thread only: whether its key count includes the dead set, which it does
+   * when the last claim found no dead job (else {@link #trimAt} says when to claim for trimming).
+   */
+  private final boolean[] countDead;
+  /** Per partition, loop's thread only: the local time the oldest dead job needs trimming, or MAX_VALUE. */
+  private final long[] trimAt;
+  /** Per partition, loop's thread only: the local time its last claim answered. */
+  private final long[] claimedAt;
   /** Per partition: claims failed in a row; touched by the loop's thread only. */
   private final int[] partitionFailures;
   private int failingPartitions;
@@ -61,9 +92,14 @@ final class ClaimLoop implements WakeListener, Runnable {
     this.wakeAt = new long[partitionCount];
     this.announced = new long[partitionCount];
     this.partitionFailures = new int[partitionCount];
+    this.quiet = new boolean[partitionCount];
+    this.countDead = new boolean[partitionCount];
+    this.trimAt = new long[partitionCount];
+    this.claimedAt = new long[partitionCount];
     long now = ticker.nanoTime();
     Arrays.fill(wakeAt, now);
     Arrays.fill(announced, Long.MAX_VALUE);
+    Arrays.fill(trimAt, Long.MAX_VALUE);
   }
 
   /** A job due at {@code dueMillis} (that partition's node clock) was scheduled ahead of all others. */
@@ -74,6 +110,8 @@ final class ClaimLoop implements WakeListener, Runnable {
     }
     long at = clocks.localNanosAt(partition, dueMillis);
     synchronized (this) {
+      // why: the next look at it must be a claim, at the announced time at the latest
+      quiet[partition] = false;
       announced[partition] = Math.min(announced[partition], at);
       wakeAt[partition] = Math.min(wakeAt[partition], at);
     }
@@ -152,60 +190,66 @@ final class ClaimLoop implements WakeListener, Runnable {
   }
 
   /**
-   * Claims from every partition whose wake-up time has come, sharing the free room among them. The
-   * claims go out together, so many partitions cost no more latency than one.
+   * Claims from every partition whose wake-up time has come, sharing the free room among them, and
+   * counts the keys of the quiet ones among them. The calls go out together, so many partitions
+   * cost no more latency than one.
    */
   private void claimDuePartitions(int start, int free) throws Throwable {
     long now = ticker.nanoTime();
     List<Integer> due = new ArrayList<>();
+    List<Integer> counted = new ArrayList<>();
     synchronized (this) {
-      for (int i = 0; i < partitionCount && due.size() < free; i++) {
+      for (int i = 0; i < partitionCount; i++) {
         int p = (start + i) % partitionCount;
-        if (wakeAt[p] - now <= 0) {
+        if (wakeAt[p] - now > 0) {
+          continue;
+        }
+        if (quiet[p] && !reached(trimAt[p], now) && now - claimedAt[p] < QUIET_CLAIM_EVERY_NANOS) {
+          counted.add(p);
+        } else if (due.size() < free) {
           due.add(p);
+          quiet[p] = false;
           announced[p] = Long.MAX_VALUE;
         }
       }
     }
-    if (due.isEmpty()) {
+    if (due.isEmpty() && counted.isEmpty()) {
       return;
     }
-    int share = Math.min(options.claimBatch(), Math.max(1, free / due.size()));
-    int[] partitions = due.stream().mapToInt(Integer::intValue).toArray();
-    int[] shares = new int[partitions.length];
-    Arrays.fill(shares, share);
     long deadline = now + settling.queue().client.settings().commandTimeout().toNanos();
-    ClaimRound.Result result = ClaimRound.run(settling, partitions, shares, options.lease().toMillis(), deadline, ticker);
-    for (ClaimRound.Reply reply : result.replies()) {
-      int p = reply.partition();
-      clocks.observe(p, reply.redisMicros(), reply.sentNanos(), reply.arrivedNanos());
-      long sweepAt = reply.arrivedNanos() + options.sweepInterval().toNanos();
-      long next =
-          reply.paused() || reply.nextWakeMillis() < 0
-              ? sweepAt
-              : Math.min(clocks.localNanosAt(p, reply.nextWakeMillis()), sweepAt);
-      synchronized (this) {
-        // why: set, then fold in what was announced during the claim, so no wake message is lost
-        wakeAt[p] = Math.min(next, announced[p]);
+    Map<Integer, CompletableFuture<Long>> counts = countKeys(counted);
+    Map<Integer, Throwable> failures = new HashMap<>();
+    List<Delivery> jobs = List.of();
+    boolean interrupted = false;
+    if (!due.isEmpty()) {
+      int share = Math.min(options.claimBatch(), Math.max(1, free / due.size()));
+      int[] partitions = due.stream().mapToInt(Integer::intValue).toArray();
+      int[] shares = new int[partitions.length];
+      Arrays.fill(shares, share);
+      ClaimRound.Result result =
+          ClaimRound.run(settling, partitions, shares, options.lease().toMillis(), deadline, ticker);
+      for (ClaimRound.Reply reply : result.replies()) {
+        claimed(reply);
       }
-      if (partitionFailures[p] > 0) {
-        log.info("partition {} of queue '{}' answers again", p, settling.queueName());
-        partitionFailures[p] = 0;
-        failingPartitions--;
-      }
+      failures.putAll(result.failures());
+      jobs = result.jobs();
+      interrupted = result.interrupted();
+    }
+    if (!interrupted) {
+      interrupted = awaitCounts(counts, deadline, failures);
     }
     List<Integer> newlyFailing = new ArrayList<>(0);
     Throwable failure = null;
-    for (var failed : result.failures().entrySet()) {
+    for (var failed : failures.entrySet()) {
       failure = failed.getValue();
       if (partitionFailed(failed.getKey())) {
         newlyFailing.add(failed.getKey());
       }
     }
-    if (!result.jobs().isEmpty()) {
-      dispatch.accept(result.jobs());
+    if (!jobs.isEmpty()) {
+      dispatch.accept(jobs);
     }
-    if (result.interrupted()) {
+    if (interrupted) {
       throw new InterruptedException();
     }
     if (!newlyFailing.isEmpty() && failingPartitions < partitionCount) {
@@ -219,6 +263,96 @@ final class ClaimLoop implements WakeListener, Runnable {
     }
   }
 
+  /** Takes in one partition's claim answer: when to look next, and whether it is quiet now. */
+  private void claimed(ClaimRound.Reply reply) {
+    int p = reply.partition();
+    clocks.observe(p, reply.redisMicros(), reply.sentNanos(), reply.arrivedNanos());
+    long sweepAt = reply.arrivedNanos() + options.sweepInterval().toNanos();
+    long next =
+        reply.paused() || reply.nextWakeMillis() < 0
+            ? sweepAt
+            : Math.min(clocks.localNanosAt(p, reply.nextWakeMillis()), sweepAt);
+    // why: nothing scheduled, nothing leased, and the claim looked at the dead set
+    boolean empty = reply.nextWakeMillis() < 0 && reply.deadTrimMillis() != -2;
+    claimedAt[p] = reply.arrivedNanos();
+    countDead[p] = reply.deadTrimMillis() == -1;
+    trimAt[p] = reply.deadTrimMillis() >= 0 ? clocks.localNanosAt(p, reply.deadTrimMillis()) : Long.MAX_VALUE;
+    synchronized (this) {
+      // why: set, then fold in what was announced during the claim, so no wake message is lost
+      wakeAt[p] = Math.min(next, announced[p]);
+      quiet[p] = empty && announced[p] == Long.MAX_VALUE;
+    }
+    answered(p);
+  }
+
+  /** Sends the key counts of quiet partitions: scheduled and leased jobs, and dead ones where none were. */
+  private Map<Integer, CompletableFuture<Long>> countKeys(List<Integer> partitions) {
+    Map<Integer, CompletableFuture<Long>> counts = new LinkedHashMap<>();
+    for (int p : partitions) {
+      Keys.Partition keys = settling.queue().partition(p);
+      CompletableFuture<Long> count;
+      try {
+        count =
+            countDead[p]
+                ? settling.runner().countExisting(keys.scheduled(), keys.active(), keys.dead())
+                : settling.runner().countExisting(keys.scheduled(), keys.active());
+      } catch (RuntimeException e) {
+        count = CompletableFuture.failedFuture(e);
+      }
+      counts.put(p, count);
+    }
+    return counts;
+  }
+
+  /**
+   * Waits for the key counts until {@code deadlineNanos}: a quiet partition none of whose keys
+   * exist sleeps a sweep interval more, any other is claimed at once. True when interrupted.
+   */
+  private boolean awaitCounts(
+      Map<Integer, CompletableFuture<Long>> counts, long deadlineNanos, Map<Integer, Throwable> failures) {
+    for (var entry : counts.entrySet()) {
+      int p = entry.getKey();
+      long found;
+      try {
+        found = entry.getValue().get(Math.max(0, deadlineNanos - ticker.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        failures.put(p, e);
+        continue;
+      } catch (ExecutionException e) {
+        failures.put(p, Errors.unwrap(e));
+        continue;
+      } catch (InterruptedException e) {
+        return true;
+      }
+      long sweepAt = ticker.nanoTime() + options.sweepInterval().toNanos();
+      synchronized (this) {
+        if (!quiet[p]) {
+          continue; // a wake message came meanwhile and set when to claim
+        }
+        if (found == 0) {
+          wakeAt[p] = sweepAt;
+        } else {
+          quiet[p] = false; // work came and its wake message was lost: its time has come
+        }
+      }
+      answered(p);
+    }
+    return false;
+  }
+
+  private void answered(int p) {
+    if (partitionFailures[p] > 0) {
+      log.info("partition {} of queue '{}' answers again", p, settling.queueName());
+      partitionFailures[p] = 0;
+      failingPartitions--;
+    }
+  }
+
+  /** Whether local time {@code now} has reached {@code at}, where MAX_VALUE means never. */
+  private static boolean reached(long at, long now) {
+    return at != Long.MAX_VALUE && at - now <= 0;
+  }
+
   /** Backs off from one partition whose claim failed; true when it had been answering until now. */
   private boolean partitionFailed(int p) {
     int failures = ++partitionFailures[p];
@@ -228,6 +362,7 @@ final class ClaimLoop implements WakeListener, Runnable {
     long backoff = Math.min(MAX_ERROR_BACKOFF_MILLIS, 100L << Math.min(failures - 1, 6));
     synchronized (this) {
       wakeAt[p] = ticker.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoff);
+      quiet[p] = false;
     }
     return failures == 1;
   }

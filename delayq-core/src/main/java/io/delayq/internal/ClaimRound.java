@@ -24,9 +24,13 @@ final class ClaimRound {
   /** Expired leases recovered per claim call: keeps every claim's work bounded. */
   private static final int RECOVER_PER_CLAIM = 100;
 
-  /** What one partition answered. Times: {@code redisMicros} by that partition's node. */
-  record Reply(int partition, long redisMicros, long nextWakeMillis, boolean paused, List<Delivery> jobs,
-      long sentNanos, long arrivedNanos) {}
+  /**
+   * What one partition answered. Times: {@code redisMicros}, {@code nextWakeMillis} and {@code
+   * deadTrimMillis} by that partition's node; the last is -1 without dead jobs and -2 when the
+   * claim leased jobs and did not look (see claim.lua).
+   */
+  record Reply(int partition, long redisMicros, long nextWakeMillis, boolean paused, long deadTrimMillis,
+      List<Delivery> jobs, long sentNanos, long arrivedNanos) {}
 
   /** What the round got: the jobs, each partition's answer, and the partitions that failed. */
   record Result(List<Delivery> jobs, List<Reply> replies, Map<Integer, Throwable> failures, boolean interrupted) {}
@@ -110,10 +114,10 @@ final class ClaimRound {
     long nowMicros = (Long) reply.get(0);
     Instant leaseUntil = Instant.ofEpochMilli(nowMicros / 1000 + leaseMillis);
     long leaseEnds = sent + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-    List<Delivery> jobs = new ArrayList<>((reply.size() - 4) / 4);
+    List<Delivery> jobs = new ArrayList<>((reply.size() - 5) / 4);
     long claim = reply.get(3) instanceof Long ? 0 : Long.parseLong(QueueContext.text(reply.get(3)));
     int place = 0;
-    for (int i = 4; i + 3 < reply.size(); i += 4) {
+    for (int i = 5; i + 3 < reply.size(); i += 4) {
       String id = QueueContext.text(reply.get(i));
       long token = FencingTokens.of(claim, place++);
       JobRecord record;
@@ -138,6 +142,7 @@ final class ClaimRound {
               leaseUntil,
               leaseEnds));
     }
-    return new Reply(p, nowMicros, (Long) reply.get(1), (Long) reply.get(2) == 1L, jobs, sent, arrived);
+    return new Reply(p, nowMicros, (Long) reply.get(1), (Long) reply.get(2) == 1L, (Long) reply.get(4), jobs, sent,
+        arrived);
   }
 }

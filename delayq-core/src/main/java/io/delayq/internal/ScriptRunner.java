@@ -56,6 +56,14 @@ public final class ScriptRunner {
   }
 
   /**
+   * Redis {@code EXISTS} on this runner's connection: how many of {@code keys} exist. A plain read
+   * that needs no clock, for a look cheaper than a script; the keys of one partition share a slot.
+   */
+  public CompletableFuture<Long> countExisting(byte[]... keys) {
+    return redis.exists(keys).toCompletableFuture();
+  }
+
+  /**
    * Redis {@code WAIT} on this runner's connection: how many replicas have every write sent on it
    * so far, waiting up to {@code timeoutMillis} for {@code replicas} of them.
    */

@@ -4,11 +4,15 @@
 -- KEYS and ARGV[1..7]: see _keys.lua.
 -- ARGV[8] max jobs   ARGV[9] lease ms   ARGV[10] max expired leases to recover
 --
--- Returns {nowMicros, nextWakeMs, paused, claim number (text, or 0 when none was leased), id1,
--- dueMs1 (as text), attempt1, record1, id2, ...}; the n-th job's fencing token is the claim number
--- times 1000 plus n - 1 (see _lease.lua).
+-- Returns {nowMicros, nextWakeMs, paused, claim number (text, or 0 when none was leased),
+-- deadTrimMs, id1, dueMs1 (as text), attempt1, record1, id2, ...}; the n-th job's fencing token is
+-- the claim number times 1000 plus n - 1 (see _lease.lua).
 -- nextWakeMs is the earliest of the next due time and the next lease deadline, or -1 when the
--- partition holds neither: the worker sleeps until then.
+-- partition holds neither: the worker sleeps until then. paused is 1 when a job was due and the
+-- partition is paused (a claim that finds nothing due does not look at the pause).
+-- deadTrimMs is when the oldest dead job passes its retention, -1 when there is no dead job, or -2
+-- when this call leased jobs and did not look: a worker that found the partition empty need not
+-- run this script again before then, unless a key of the partition comes or goes.
 -- @include keys
 -- @include clock
 -- @include bury
@@ -40,12 +44,13 @@ if first_lease[2] then
   wake_at(lease_deadline(first_lease[2]))
 end
 
+-- One more than asked for: the first job that is not taken tells when to look again.
+local head = redis.call('ZRANGE', SCHEDULED, 0, max_jobs, 'WITHSCORES')
 local max = max_jobs
-if redis.call('EXISTS', PAUSED) == 1 then
+-- why: only a due job makes the pause matter, so a sweep that finds nothing due does not ask
+if max > 0 and head[2] and tonumber(head[2]) <= now_ms and redis.call('EXISTS', PAUSED) == 1 then
   max = 0
 end
--- One more than asked for: the first job that is not taken tells when to look again.
-local head = redis.call('ZRANGE', SCHEDULED, 0, max, 'WITHSCORES')
 local count = 0
 while count < max and head[2 * count + 2] and tonumber(head[2 * count + 2]) <= now_ms do
   count = count + 1
@@ -54,7 +59,7 @@ if head[2 * count + 2] then
   wake_at(tonumber(head[2 * count + 2]))
 end
 
-local out = {now_us, 0, max == 0 and max_jobs > 0 and 1 or 0, 0}
+local out = {now_us, 0, max == 0 and max_jobs > 0 and 1 or 0, 0, -2}
 if count > 0 then
   local ids = {}
   for i = 1, count do
@@ -85,7 +90,7 @@ if count > 0 then
     -- why: a number argument costs Redis a float-to-text conversion per job; the batch shares a
     -- deadline, so each distinct attempt's score is formatted once
     local score_text = {}
-    local zadd, nz, leases, nl, no = {}, 0, {CLAIM_COUNTER, counter}, 2, 4
+    local zadd, nz, leases, nl, no = {}, 0, {CLAIM_COUNTER, counter}, 2, 5
     local claim_keep = claim .. 'k'
     out[4] = claim
     for i, id in ipairs(ids) do
@@ -116,9 +121,15 @@ if count > 0 then
   end
 end
 -- why: age retention must not wait for the next burial. A claim that found nothing due (every
--- idle sweep) trims, so a busy drain pays nothing for it and an idle queue is trimmed each second.
+-- idle sweep) trims, so a busy drain pays nothing for it; the oldest dead job tells the worker
+-- when an idle partition needs trimming next.
 if count == 0 then
-  trim_dead(now_ms, max_recover)
+  local oldest = redis.call('ZRANGE', DEAD, 0, 0, 'WITHSCORES')
+  if oldest[2] and tonumber(oldest[2]) < now_ms - DEAD_AGE_MS then
+    trim_dead(now_ms, max_recover)
+    oldest = redis.call('ZRANGE', DEAD, 0, 0, 'WITHSCORES')
+  end
+  out[5] = oldest[2] and tonumber(oldest[2]) + DEAD_AGE_MS + 1 or -1
 end
 out[2] = wake
 return out
