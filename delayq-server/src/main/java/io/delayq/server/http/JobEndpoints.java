@@ -43,8 +43,10 @@ final class JobEndpoints {
     String name = request.path("queue");
     JsonNode body = request.json(BodyLimits.JOB_BYTES);
     JobRequests.Parsed parsed = JobRequests.parse(body, "body", "");
-    DefaultMaxAttempts defaults = new DefaultMaxAttempts(queues, name);
-    ScheduledJob scheduled = defaults.queue().schedule(parsed.resolve(defaults));
+    ScheduledJob scheduled = queues.writing(name, () -> {
+      DefaultMaxAttempts defaults = new DefaultMaxAttempts(queues, name);
+      return defaults.queue().schedule(parsed.resolve(defaults));
+    });
     metrics.scheduled(name, List.of(scheduled));
     return Response.json(201, Views.scheduled(scheduled))
         .withHeader("Location", "/v1/queues/" + PathCodec.encodeSegment(name) + "/jobs/" + PathCodec.encodeSegment(scheduled.id()));
@@ -62,10 +64,10 @@ final class JobEndpoints {
       parsed.add(JobRequests.parse(body.get(i), "[" + i + "]", "[" + i + "]."));
     }
     DefaultMaxAttempts defaults = new DefaultMaxAttempts(queues, name);
-    List<JobRequest> jobs = parsed.stream().map(p -> p.resolve(defaults)).toList();
+    List<JobRequest> jobs = queues.writing(name, () -> parsed.stream().map(p -> p.resolve(defaults)).toList());
     List<ScheduledJob> scheduled;
     try {
-      scheduled = defaults.queue().scheduleAll(jobs);
+      scheduled = queues.writing(name, () -> defaults.queue().scheduleAll(jobs));
     } catch (JobActiveException refused) {
       if (refused.batchResults().isEmpty()) {
         throw refused;

@@ -80,17 +80,19 @@ final class QueueEndpoints {
     if (partitions.isPresent() && partitions.getAsLong() > maxPartitions) {
       refuseOverCap(name, (int) partitions.getAsLong());
     }
-    JobQueue queue = partitions.isPresent() ? withPartitions(name, (int) partitions.getAsLong()) : queues.create(name);
-    QueueDefaults defaults = queue.admin().defaults();
-    if (maxAttempts.isPresent() || leaseMs.isPresent()) {
-      defaults =
-          queues.setDefaults(
-              queue,
-              new QueueDefaults(
-                  maxAttempts.isPresent() ? (int) maxAttempts.getAsLong() : defaults.maxAttempts(),
-                  leaseMs.isPresent() ? Duration.ofMillis(leaseMs.getAsLong()) : defaults.lease()));
-    }
-    return Response.ok(Views.settings(name, queue.partitions(), defaults));
+    return queues.writing(name, () -> {
+      JobQueue queue = partitions.isPresent() ? withPartitions(name, (int) partitions.getAsLong()) : queues.create(name);
+      QueueDefaults defaults = queue.admin().defaults();
+      if (maxAttempts.isPresent() || leaseMs.isPresent()) {
+        defaults =
+            queues.setDefaults(
+                queue,
+                new QueueDefaults(
+                    maxAttempts.isPresent() ? (int) maxAttempts.getAsLong() : defaults.maxAttempts(),
+                    leaseMs.isPresent() ? Duration.ofMillis(leaseMs.getAsLong()) : defaults.lease()));
+      }
+      return Response.ok(Views.settings(name, queue.partitions(), defaults));
+    });
   }
 
   /**
@@ -127,7 +129,7 @@ final class QueueEndpoints {
    * {@code DELETE /v1/queues/{queue}?force=true|false} → 200 {@code {"queue","deletedJobs"}}; 404
    * unknown queue; 409 while workers hold jobs of it, unless forced.
    */
-  Response delete(Request request) {
+  Response delete(Request request) throws Exception {
     String force = request.query(DELETE_PARAMS).getOrDefault("force", "false");
     if (!force.equals("true") && !force.equals("false")) {
       throw new InvalidRequestException(
@@ -138,11 +140,15 @@ final class QueueEndpoints {
     JobQueue queue = queues.existing(name);
     long deleted;
     try {
-      deleted = queue.admin().delete(force.equals("true"));
+      deleted = queues.deleting(name, () -> {
+        try {
+          return queue.admin().delete(force.equals("true"));
+        } finally {
+          queues.forget(name);
+        }
+      });
     } catch (QueueBusyException busy) {
       throw ApiException.conflict(busyDetail(busy));
-    } finally {
-      queues.forget(name);
     }
     return Response.ok(Json.object().put("queue", name).put("deletedJobs", deleted));
   }

@@ -7,6 +7,8 @@ import io.delayq.QueueDefaults;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /** Finds the queue a request names: reads never create one, writes do. */
 final class Queues {
@@ -22,8 +24,51 @@ final class Queues {
 
   private record Remembered(QueueDefaults defaults, long readAtNanos) {}
 
+  /**
+   * Schedules and settings changes of a queue take one of these shared, its delete exclusively:
+   * a schedule sent while the queue is deleted lands before the delete (and is deleted) or after
+   * it (in the queue made anew), never in a partition the delete has already passed, where no
+   * call could reach it. Striped by name, so that the locks cost nothing per queue.
+   */
+  private final ReentrantReadWriteLock[] writeLocks = new ReentrantReadWriteLock[1024];
+
+  /** A call made under a queue's lock. */
+  @FunctionalInterface
+  interface Locked<T> {
+    T call() throws Exception;
+  }
+
   Queues(Delayq delayq) {
+    for (int i = 0; i < writeLocks.length; i++) {
+      writeLocks[i] = new ReentrantReadWriteLock();
+    }
     this.delayq = delayq;
+  }
+
+  /** Runs a schedule or settings change of queue {@code name}, never while it is being deleted. */
+  <T> T writing(String name, Locked<T> call) throws Exception {
+    Lock lock = lockOf(name).readLock();
+    lock.lock();
+    try {
+      return call.call();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Runs the delete of queue {@code name} once the schedules in flight to it are done, and alone. */
+  <T> T deleting(String name, Locked<T> call) throws Exception {
+    Lock lock = lockOf(name).writeLock();
+    lock.lock();
+    try {
+      return call.call();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private ReentrantReadWriteLock lockOf(String name) {
+    return writeLocks[Math.floorMod(name.hashCode(), writeLocks.length)];
   }
 
   /** The queue, or a 404 when it has never been used; a bad name is a 400. */
