@@ -109,10 +109,10 @@ class EmbeddedRedisSecurityIT {
     ServerProcess.Exited second = launch.runToExit(Duration.ofSeconds(60),
         "serve", "--port", "0", "--data-dir", dir.resolve("data").toString());
 
+    assertThat(marker).as("the planted program never ran").doesNotExist();
     assertThat(second.exitCode()).as(second.output()).isEqualTo(1);
     assertThat(second.output()).contains("Refusing to run " + binaries.get(0)).contains("SHA-256")
         .contains("something replaced it");
-    assertThat(marker).as("the planted program never ran").doesNotExist();
   }
 
   @Test
