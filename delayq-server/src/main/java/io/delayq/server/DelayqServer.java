@@ -144,8 +144,8 @@ final class DelayqServer {
     Path logFile = dataDir.resolve("redis.log");
     Path binary = RedisServerProcess.bundledBinary();
     log.info("no Redis configured (--redis / REDIS_URL): starting the embedded redis-server {} ({}) with AOF on"
-        + " (appendfsync everysec), a random password, CONFIG, DEBUG and MODULE disabled, on 127.0.0.1:{}",
-        versionOf(binary), binary, port == 0 ? "(a free port)" : Integer.toString(port));
+        + " (appendfsync everysec), a random password, CONFIG, DEBUG and MODULE disabled, on {}",
+        versionOf(binary), binary, port == 0 ? "a free port of 127.0.0.1" : "127.0.0.1:" + port);
     RedisServerProcess.Builder builder =
         RedisServerProcess.builder()
             .binary(binary)
