@@ -55,7 +55,8 @@ public final class ServeCommand implements Callable<Integer> {
   Path tokenFile;
 
   @Option(names = "--data-dir", defaultValue = "${env:DELAYQ_DATA_DIR:-./data}",
-      description = "Where the embedded Redis keeps its AOF and log (env DELAYQ_DATA_DIR, default ${DEFAULT-VALUE}).")
+      description = "Where the embedded Redis keeps its AOF and log (env DELAYQ_DATA_DIR, default ${DEFAULT-VALUE});"
+          + " created with mode 0700, refused if other users may write it.")
   Path dataDir;
 
   @Option(names = "--redis-port", defaultValue = "${env:DELAYQ_REDIS_PORT:-0}",

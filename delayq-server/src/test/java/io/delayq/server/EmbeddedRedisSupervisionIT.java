@@ -1,6 +1,7 @@
 package io.delayq.server;
 
 import static io.delayq.server.testing.EmbeddedRedisFiles.aof;
+import static io.delayq.server.testing.EmbeddedRedisFiles.password;
 import static io.delayq.server.testing.EmbeddedRedisFiles.port;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -38,6 +39,7 @@ class EmbeddedRedisSupervisionIT {
           .status()).isEqualTo(201);
       await().atMost(Duration.ofSeconds(5)).until(() -> aof(dataDir.resolve("redis")).contains("kept"));
       long first = server.embeddedRedisPid();
+      String password = password(server.redisUrl());
 
       ProcessHandle.of(first).orElseThrow().destroyForcibly();
 
@@ -56,8 +58,10 @@ class EmbeddedRedisSupervisionIT {
       assertThat(String.join("\n", server.output()))
           .contains("the embedded Redis (pid " + first + ") exited on its own; restarting it in 500 ms (attempt 1 of 5)");
 
+      assertThat(server.redisUrl()).as("same password and port after the restart").contains(password);
       assertThat(server.terminate(Duration.ofSeconds(15))).isZero();
-      assertThat(String.join("\n", server.output())).contains("embedded Redis stopped with SHUTDOWN");
+      assertThat(String.join("\n", server.output())).contains("embedded Redis stopped with SHUTDOWN")
+          .as("not even the reconnect errors name the password").doesNotContain(password);
     }
   }
 
