@@ -46,6 +46,7 @@ final class DelayqServer {
   record Settings(
       String bind, int port, String redisUrl, String redisSource, String token, Path dataDir, int redisPort) {}
 
+  private final String bind;
   private final RedisServerProcess embedded;
   private final Path redisUrlFile;
   private final Delayq delayq;
@@ -55,7 +56,8 @@ final class DelayqServer {
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile int exitCode;
 
-  private DelayqServer(RedisServerProcess embedded, Path redisUrlFile, Delayq delayq, ApiServer api) {
+  private DelayqServer(RedisServerProcess embedded, Path redisUrlFile, Delayq delayq, ApiServer api, String bind) {
+    this.bind = bind;
     this.embedded = embedded;
     this.redisUrlFile = redisUrlFile;
     this.delayq = delayq;
@@ -68,7 +70,8 @@ final class DelayqServer {
   }
 
   /**
-   * Starts everything and logs where it listens. On failure, stops what was already started.
+   * Starts everything ({@link #announceListening} then says where it listens). On failure, stops
+   * what was already started.
    *
    * @throws Exception when Redis cannot be started or reached, or the address cannot be bound
    */
@@ -90,10 +93,7 @@ final class DelayqServer {
       }
       delayq = Delayq.connect(redisUrl);
       ApiServer api = ApiServer.start(delayq, settings.bind(), settings.port(), settings.token());
-      DelayqServer server = new DelayqServer(embedded, redisUrlFile, delayq, api);
-      log.info("delayq server listening on {} ({})", api.baseUrl(settings.bind()),
-          api.requiresToken() ? "bearer token required" : "no token: every caller that reaches this address may use it");
-      return server;
+      return new DelayqServer(embedded, redisUrlFile, delayq, api, settings.bind());
     } catch (Exception | Error e) {
       if (delayq != null) {
         delayq.close();
@@ -216,6 +216,16 @@ final class DelayqServer {
   /** The URL with any user and password replaced by {@code ***}, for logs. */
   static String redact(String url) {
     return url.replaceAll("//[^@/,]*@", "//***@");
+  }
+
+  /**
+   * Logs where the server listens: the line scripts and tests wait for. why: called once the
+   * SIGTERM handler is installed, so that a SIGTERM sent on seeing it always gets the ordered
+   * shutdown (before, one sent at once could hit the JVM's default handler: exit code 143).
+   */
+  void announceListening() {
+    log.info("delayq server listening on {} ({})", api.baseUrl(bind),
+        api.requiresToken() ? "bearer token required" : "no token: every caller that reaches this address may use it");
   }
 
   /** Called by the supervisor when the embedded Redis cannot be brought back: stop, exit code 1. */

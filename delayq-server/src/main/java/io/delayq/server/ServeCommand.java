@@ -85,6 +85,7 @@ public final class ServeCommand implements Callable<Integer> {
       return EXIT_FAILED;
     }
     ShutdownTriggers.install(server);
+    server.announceListening();
     server.awaitStopped();
     return server.exitCode();
   }
