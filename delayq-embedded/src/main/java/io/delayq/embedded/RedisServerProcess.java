@@ -4,12 +4,15 @@ import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -42,8 +45,17 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Every process still running when the JVM shuts down is stopped (SIGTERM, then SIGKILL) by a shutdown hook, and unclosed temp data
- * dirs are deleted, so an aborted test run leaves nothing behind (a SIGKILLed JVM cannot run hooks, though).
- * Instances are thread-safe.
+ * dirs are deleted, so an aborted test run leaves nothing behind. A SIGKILLed JVM runs no hooks, so on Linux the server
+ * is also started under {@code setpriv --pdeathsig KILL} and dies with the JVM; where that is unavailable, the next
+ * start on the same data dir finds the orphan by its pid file and stops it.
+ *
+ * <p>Whatever the settings: the data dir is private (0700; an existing one must be this user's and writable by nobody
+ * else), Redis runs with umask 077 so its AOF, log and pid files are 0600, one lock file keeps a second server (in any
+ * JVM) off the same data dir ({@link DataDirInUseException}), and a bundled binary's SHA-256 is checked before every
+ * start. {@link Builder#lockedDown} adds what a server others share needs: a random password, and {@code CONFIG},
+ * {@code DEBUG} and {@code MODULE} disabled.
+ *
+ * <p>Instances are thread-safe.
  */
 public final class RedisServerProcess implements AutoCloseable {
 
@@ -58,7 +70,13 @@ public final class RedisServerProcess implements AutoCloseable {
     private static final Set<String> FSYNC_POLICIES = Set.of("always", "everysec", "no");
     /** Set by the builder; overriding them with {@code setting} would break start-up or readiness checks. */
     private static final Set<String> RESERVED_SETTINGS = Set.of(
-            "port", "bind", "dir", "daemonize", "logfile", "appendonly", "appendfsync", "cluster-enabled", "include");
+            "port", "bind", "dir", "daemonize", "logfile", "appendonly", "appendfsync", "cluster-enabled", "include",
+            "pidfile", "protected-mode");
+    /** Commands a locked-down server disables: they can rewrite its files ({@code CONFIG SET dir} + {@code SAVE}),
+     * crash it, or load code. */
+    private static final List<String> LOCKED_DOWN_COMMANDS = List.of("CONFIG", "DEBUG", "MODULE");
+    private static final int PASSWORD_BYTES = 32;
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Path binary;
     private final boolean autoPort;
@@ -71,28 +89,34 @@ public final class RedisServerProcess implements AutoCloseable {
     private final Path stdoutFile;
     private final List<String> extraConfig;
     private final String password;
+    private final boolean lockedDown;
+    private final boolean generatedPassword;
     private final Map<String, String> environment;
 
     private int port;
     private Process process;
     private boolean started;
     private boolean closed;
+    private DataDirLock lock;
 
     private RedisServerProcess(Builder b) throws IOException {
+        this.ownsDataDir = b.dataDir == null;
+        // why: createTempDirectory makes it 0700 already; a given one is created so or checked
+        this.dataDir = ownsDataDir
+                ? Reaper.trackTempDir(Files.createTempDirectory("delayq-redis-"))
+                : PrivateFiles.ensurePrivateDir(b.dataDir, "Redis data dir", true);
         this.binary = b.binary != null ? b.binary.toAbsolutePath() : bundledBinary();
         this.autoPort = b.port == 0;
         this.clusterMode = b.clusterMode;
         this.port = autoPort ? pickPort(clusterMode) : b.port;
-        this.ownsDataDir = b.dataDir == null;
-        this.dataDir = ownsDataDir
-                ? Reaper.trackTempDir(Files.createTempDirectory("delayq-redis-"))
-                : Files.createDirectories(b.dataDir.toAbsolutePath());
         this.appendOnly = b.appendOnly;
         this.appendFsync = b.appendFsync;
         this.logFile = b.logFile != null ? b.logFile.toAbsolutePath() : dataDir.resolve("redis.log");
         this.stdoutFile = dataDir.resolve("redis.stdout.log");
         this.extraConfig = List.copyOf(b.extraConfig);
-        this.password = b.password;
+        this.lockedDown = b.lockedDown;
+        this.generatedPassword = b.lockedDown && b.password == null;
+        this.password = generatedPassword ? randomPassword() : b.password;
         this.environment = Map.copyOf(b.environment);
     }
 
@@ -101,10 +125,13 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     /**
-     * The bundled redis-server for this OS and architecture, extracted (once per JVM) into a per-user directory
-     * under {@code java.io.tmpdir} that concurrent JVMs share safely.
+     * The bundled redis-server for this OS and architecture, extracted (once per JVM) into the per-user directory
+     * {@code <java.io.tmpdir>/delayq-embedded-<user.name>}, which concurrent JVMs share safely. That directory is
+     * created with mode 0700; an existing one that another user owns or may write is refused, and so is a binary there
+     * whose SHA-256 is not the bundled one's.
      *
-     * @throws IllegalStateException if no binary is bundled for this platform
+     * @throws IllegalStateException if no binary is bundled for this platform, or the directory or binary there is
+     *     not safe to use (the message says why and what to do)
      */
     public static Path bundledBinary() {
         return BundledBinary.extract(BundledBinary.defaultCacheDir());
@@ -143,17 +170,23 @@ public final class RedisServerProcess implements AutoCloseable {
         }
     }
 
-    /** The version text of this server's binary; see {@link #version(Path)}. */
+    /** The version text of this server's binary (checked first, if bundled); see {@link #version(Path)}. */
     public String version() {
+        BundledBinary.verify(binary);
         return version(binary);
     }
 
     /**
      * Starts the server and waits up to 20 s until it answers {@code PING} with {@code PONG} (after loading any
-     * AOF). Also used to start again after {@link #kill()} or {@link #stop()}.
+     * AOF). Also used to start again after {@link #kill()} or {@link #stop()}, with the same port, password and data.
      *
-     * @throws IllegalStateException if already running or closed, or if the server exits or is not ready in time;
-     *     the message then includes the tail of its log
+     * <p>The first start locks the data dir until {@link #close()}. Every start first checks a bundled binary's
+     * SHA-256, stops a server that an earlier, killed owner left running on this data dir (found by its pid file and
+     * {@code /proc}), and makes existing files in the data dir private.
+     *
+     * @throws DataDirInUseException if another process or instance holds the data dir
+     * @throws IllegalStateException if already running or closed, if the binary was replaced, or if the server exits
+     *     or is not ready in time; the message then includes the tail of its log
      */
     public synchronized RedisServerProcess start() {
         if (closed) {
@@ -162,6 +195,13 @@ public final class RedisServerProcess implements AutoCloseable {
         if (isAlive()) {
             throw new IllegalStateException("Already running as pid " + process.pid());
         }
+        if (lock == null) {
+            lock = DataDirLock.acquire(dataDir);
+        }
+        BundledBinary.verify(binary);
+        Orphans.stopOrphan(dataDir);
+        PrivateFiles.tightenContents(dataDir);
+        PrivateFiles.tighten(logFile);
         for (int attempt = 1; ; attempt++) {
             try {
                 launchAndAwaitReady();
@@ -222,7 +262,10 @@ public final class RedisServerProcess implements AutoCloseable {
         LOG.info("redis-server pid {} stopped", process.pid());
     }
 
-    /** Stops the server if running and deletes the data dir if it was a temp dir created here. Idempotent. */
+    /**
+     * Stops the server if running, releases the data dir's lock, and deletes the data dir if it was a temp dir created
+     * here. Idempotent.
+     */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -230,6 +273,10 @@ public final class RedisServerProcess implements AutoCloseable {
         }
         stop();
         closed = true;
+        if (lock != null) {
+            lock.close();
+            lock = null;
+        }
         if (ownsDataDir) {
             deleteRecursively(dataDir);
             Reaper.untrackTempDir(dataDir);
@@ -254,6 +301,23 @@ public final class RedisServerProcess implements AutoCloseable {
         return "redis://127.0.0.1:" + port();
     }
 
+    /**
+     * {@code redis://:<password>@127.0.0.1:<port>} when the server has a password ({@link Builder#lockedDown} or a
+     * {@code requirepass} setting), else {@link #uri()}. It is a secret: never log it.
+     */
+    public String uriWithPassword() {
+        if (password == null) {
+            return uri();
+        }
+        return "redis://:" + URLEncoder.encode(password, StandardCharsets.UTF_8).replace("+", "%20") + "@127.0.0.1:"
+                + port();
+    }
+
+    /** Whether this server was built {@link Builder#lockedDown locked down}. */
+    public boolean isLockedDown() {
+        return lockedDown;
+    }
+
     public Path dataDir() {
         return dataDir;
     }
@@ -270,13 +334,15 @@ public final class RedisServerProcess implements AutoCloseable {
         Path config = dataDir.resolve("redis.conf");
         try {
             Files.createDirectories(logFile.getParent());
-            Files.writeString(config, configText());
+            // why: it may hold the password; private from its first byte
+            PrivateFiles.writePrivate(config, configText());
+            PrivateFiles.createPrivateFile(stdoutFile);
             ProcessBuilder launcher = new ProcessBuilder(binary.toString(), config.toString())
                     .directory(dataDir.toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(stdoutFile.toFile()));
             launcher.environment().putAll(environment);
-            process = launcher.start();
+            process = ChildLauncher.start(launcher);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot start " + binary + " " + config, e);
         }
@@ -326,10 +392,19 @@ public final class RedisServerProcess implements AutoCloseable {
         List<String> lines = new ArrayList<>();
         lines.add("bind 127.0.0.1");
         lines.add("port " + port);
-        lines.add("protected-mode no");
+        lines.add("protected-mode yes");
         lines.add("daemonize no");
         lines.add("dir " + quote(dataDir.toString()));
         lines.add("logfile " + quote(logFile.toString()));
+        // why: read by the next start on this data dir, to find a server whose owner was killed (see Orphans)
+        lines.add("pidfile " + quote(dataDir.resolve(Orphans.PID_FILE).toString()));
+        if (generatedPassword) {
+            lines.add("requirepass " + password);
+        }
+        if (lockedDown) {
+            // why: rename-command works on Redis 6.2 and 7 alike (enable-debug-command exists only on 7)
+            LOCKED_DOWN_COMMANDS.forEach(command -> lines.add("rename-command " + command + " \"\""));
+        }
         lines.add("save \"\"");
         lines.add("appendonly " + (appendOnly ? "yes" : "no"));
         if (appendFsync != null) {
@@ -373,6 +448,12 @@ public final class RedisServerProcess implements AutoCloseable {
         } catch (IOException e) {
             return "";
         }
+    }
+
+    private static String randomPassword() {
+        byte[] bytes = new byte[PASSWORD_BYTES];
+        RANDOM.nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
     }
 
     private static int pickPort(boolean clusterMode) {
@@ -473,9 +554,23 @@ public final class RedisServerProcess implements AutoCloseable {
         private Path logFile;
         private final List<String> extraConfig = new ArrayList<>();
         private String password;
+        private boolean lockedDown;
         private final Map<String, String> environment = new LinkedHashMap<>();
 
         private Builder() {
+        }
+
+        /**
+         * Locks the server down for use beside other local users (as {@code delayq serve} does): a random 256-bit
+         * password ({@code requirepass}, unless one is set with {@link #setting}), the same across
+         * {@link RedisServerProcess#restart() restarts} of this instance and new for each instance; and the commands
+         * {@code CONFIG}, {@code DEBUG} and {@code MODULE} disabled ({@code rename-command ... ""}), so that even a
+         * client with the password cannot make Redis write files elsewhere, crash it or load code. Clients connect
+         * with {@link RedisServerProcess#uriWithPassword()}. Default: off, as tests need {@code CONFIG}.
+         */
+        public Builder lockedDown(boolean lockedDown) {
+            this.lockedDown = lockedDown;
+            return this;
         }
 
         /** The redis-server executable; default: {@link RedisServerProcess#bundledBinary()}. */
@@ -499,7 +594,11 @@ public final class RedisServerProcess implements AutoCloseable {
             return this;
         }
 
-        /** Where Redis keeps its AOF, config and log; default: a temp dir, deleted by {@link #close()}. */
+        /**
+         * Where Redis keeps its AOF, config, log, pid file and lock file; default: a temp dir, deleted by
+         * {@link #close()}. Created with mode 0700 if missing; an existing one must be owned by this user and not
+         * writable by group or others (else {@link #build()} refuses it), and loses any group or other read access.
+         */
         public Builder dataDir(Path dataDir) {
             this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
             return this;

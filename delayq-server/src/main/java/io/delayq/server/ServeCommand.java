@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Runs the HTTP API v1, /metrics and /health.",
-      "With no Redis configured, starts an embedded redis-server (AOF on) with its data in --data-dir."
+      "With no Redis configured, starts an embedded redis-server (AOF on, random password, loopback only) with its"
+          + " data in --data-dir, writes its URL to <data-dir>/redis-url (mode 0600), and restarts it if it dies."
     })
 public final class ServeCommand implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(ServeCommand.class);
@@ -56,7 +57,8 @@ public final class ServeCommand implements Callable<Integer> {
   Path tokenFile;
 
   @Option(names = "--data-dir", defaultValue = "${env:DELAYQ_DATA_DIR:-./data}",
-      description = "Where the embedded Redis keeps its AOF and log (env DELAYQ_DATA_DIR, default ${DEFAULT-VALUE}).")
+      description = "Where the embedded Redis keeps its AOF and log (env DELAYQ_DATA_DIR, default ${DEFAULT-VALUE});"
+          + " created with mode 0700, refused if other users may write it.")
   Path dataDir;
 
   @Option(names = "--tls-cert", defaultValue = "${env:DELAYQ_TLS_CERT}",
@@ -86,6 +88,11 @@ public final class ServeCommand implements Callable<Integer> {
           + " (env DELAYQ_MAX_PARTITIONS, default ${DEFAULT-VALUE}). Each partition costs Redis calls on every claim and stats.")
   int maxPartitions;
 
+  @Option(names = "--redis-port", defaultValue = "${env:DELAYQ_REDIS_PORT:-0}",
+      description = "Port of the embedded Redis on 127.0.0.1; 0 picks a free one (env DELAYQ_REDIS_PORT, default"
+          + " ${DEFAULT-VALUE}). Its URL, with the password, is in <data-dir>/redis-url.")
+  int redisPort;
+
   @Override
   public Integer call() {
     PrintWriter err = spec != null ? spec.commandLine().getErr() : new PrintWriter(System.err, true);
@@ -108,8 +115,9 @@ public final class ServeCommand implements Callable<Integer> {
       return EXIT_FAILED;
     }
     ShutdownTriggers.install(server);
+    server.announceListening();
     server.awaitStopped();
-    return 0;
+    return server.exitCode();
   }
 
   /** Checks the options; every refusal says which flag or variable to change, and how. */
@@ -154,13 +162,21 @@ public final class ServeCommand implements Callable<Integer> {
     }
     String redis = redisUrl == null || redisUrl.isBlank() ? null : redisUrl.trim();
     String source = redis == null ? null : (System.getenv("REDIS_URL") != null && redis.equals(System.getenv("REDIS_URL").trim()) ? "REDIS_URL" : "--redis");
+    if (redisPort < 0 || redisPort > 65535) {
+      throw new UsageException("--redis-port (DELAYQ_REDIS_PORT) must be between 0 and 65535 (0: a free port); got "
+          + redisPort);
+    }
+    if (redis != null && redisPort != 0) {
+      throw new UsageException("--redis-port (DELAYQ_REDIS_PORT) is the port of the embedded Redis, which is not"
+          + " started when " + source + " names a Redis; unset one of them");
+    }
     String listenOn = bindAddress.isEmpty() ? "127.0.0.1" : bindAddress;
     HttpSettings http = new HttpSettings(listenOn, port, bearer, maxConnections, HttpSettings.DEFAULT_HEADER_TIMEOUT,
         HttpSettings.DEFAULT_BODY_TIMEOUT, HttpSettings.DEFAULT_IDLE_TIMEOUT, HttpSettings.DEFAULT_WRITE_TIMEOUT,
         tlsCertificate, tlsKey, allowedHosts == null ? List.of() : allowedHosts.stream().map(String::trim)
             .filter(h -> !h.isEmpty()).toList());
-    return new DelayqServer.Settings(
-        listenOn, port, redis, source, bearer, dataDir == null ? Path.of("data") : dataDir, maxPartitions, http);
+    return new DelayqServer.Settings(listenOn, port, redis, source, bearer,
+        dataDir == null ? Path.of("data") : dataDir, redisPort, maxPartitions, http);
   }
 
   /** The token from --token or --token-file, trimmed; null when neither is set. */

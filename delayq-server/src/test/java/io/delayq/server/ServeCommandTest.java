@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -72,6 +75,43 @@ class ServeCommandTest {
   @Test
   void refusesPortsOutOfRange() {
     assertThatThrownBy(() -> settings("--port", "70000")).hasMessageContaining("--port (DELAYQ_PORT) must be between 0 and 65535");
+  }
+
+  @Test
+  void theEmbeddedRedisPortIsFreeByDefaultAndCheckedWhenGiven() {
+    assertThat(settings("--port", "0", "--token", "").redisPort()).isZero();
+    assertThat(settings("--port", "0", "--token", "", "--redis-port", "6390").redisPort()).isEqualTo(6390);
+    assertThatThrownBy(() -> settings("--token", "", "--redis-port", "70000"))
+        .isInstanceOf(ServeCommand.UsageException.class)
+        .hasMessageContaining("--redis-port (DELAYQ_REDIS_PORT) must be between 0 and 65535 (0: a free port); got 70000");
+    assertThatThrownBy(() -> settings("--token", "", "--redis", "redis://127.0.0.1:6379", "--redis-port", "6390"))
+        .isInstanceOf(ServeCommand.UsageException.class)
+        .hasMessageContaining("--redis-port (DELAYQ_REDIS_PORT) is the port of the embedded Redis, which is not"
+            + " started when --redis names a Redis");
+  }
+
+  @Test
+  void aDataDirOthersMayWriteIsRefusedAndAMissingOneIsCreatedPrivate() throws Exception {
+    Path created = DelayqServer.prepareDataDir(dir.resolve("new").resolve("data"));
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(created))).isEqualTo("rwx------");
+
+    Path shared = Files.createDirectory(dir.resolve("shared"));
+    Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxr-x"));
+    assertThatThrownBy(() -> DelayqServer.prepareDataDir(shared))
+        .hasMessageContaining("refusing --data-dir (DELAYQ_DATA_DIR) " + shared + ": its mode is rwxrwxr-x")
+        .hasMessageContaining("chmod go-w " + shared);
+
+    Path readable = Files.createDirectory(dir.resolve("readable"));
+    Files.setPosixFilePermissions(readable, PosixFilePermissions.fromString("rwxr-xr-x"));
+    assertThat(DelayqServer.prepareDataDir(readable)).as("only writable by others is refused").isEqualTo(readable);
+  }
+
+  @Test
+  void restartsOfTheEmbeddedRedisBackOffFromHalfASecondToEight() {
+    assertThat(IntStream.rangeClosed(1, 7).mapToObj(EmbeddedRedisSupervisor::backoff)
+        .map(Duration::toMillis))
+        .containsExactly(500L, 1_000L, 2_000L, 4_000L, 8_000L, 8_000L, 8_000L);
+    assertThat(EmbeddedRedisSupervisor.MAX_RESTARTS).isEqualTo(5);
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.delayq.server.demo;
 
 import io.delayq.DelayqException;
+import io.delayq.embedded.DataDirInUseException;
 import io.delayq.embedded.RedisServerProcess;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -22,8 +23,10 @@ import picocli.CommandLine.Spec;
  * </pre>
  *
  * <p>The Redis is {@code --redis}, else the environment variable {@code REDIS_URL}. With neither,
- * the demo starts a real Redis of its own with the AOF on, keeping its data in {@code
- * <data-dir>/redis} after the run, and stops it at the end. The exit code is 0 when every order was
+ * the demo starts a real Redis of its own with the AOF on, locked down as {@code serve}'s is (a
+ * random password, CONFIG/DEBUG/MODULE disabled, private files), keeping its data in {@code
+ * <data-dir>/redis} after the run, and stops it at the end. A {@code serve} or another demo
+ * running on the same data dir makes it refuse to start, naming that process. The exit code is 0 when every order was
  * delivered exactly once and none early, 1 when not (or when the run failed), 2 for bad arguments.
  */
 @Command(
@@ -83,6 +86,12 @@ public final class DemoCommand implements Callable<Integer> {
     PrintStream out = System.out;
     try {
       return run(out).success() ? 0 : 1;
+    } catch (DataDirInUseException e) {
+      System.err.println("delayq demo: failed: the data dir " + dataDir.toAbsolutePath().normalize()
+          + " (--data-dir, DELAYQ_DATA_DIR) is in use by "
+          + e.holderPid().stream().mapToObj(pid -> "process " + pid).findFirst().orElse("another process")
+          + " (a delayq serve or another demo?); stop it, or give the demo another --data-dir");
+      return 1;
     } catch (DelayqException | IllegalStateException | UncheckedIOException e) {
       System.err.println("delayq demo: failed: " + e.getMessage());
       return 1;
@@ -100,15 +109,20 @@ public final class DemoCommand implements Callable<Integer> {
     }
     Path redisDir = dataDir.resolve("redis");
     RedisServerProcess redis =
-        RedisServerProcess.builder().appendOnly(true).appendFsync("everysec").dataDir(redisDir).build();
+        RedisServerProcess.builder()
+            .lockedDown(true)
+            .appendOnly(true)
+            .appendFsync("everysec")
+            .dataDir(redisDir)
+            .build();
     // why: on Ctrl-C, SHUTDOWN lets Redis fsync its AOF rather than lose the last second of writes
     Thread stopRedis = new Thread(redis::stop, "delayq-demo-stop-redis");
     Runtime.getRuntime().addShutdownHook(stopRedis);
     try {
       redis.start();
       out.printf("delayq demo: no Redis given (--redis, REDIS_URL); started embedded Redis %s at %s"
-          + " (AOF on, data in %s)%n", versionOf(redis), redis.uri(), redisDir);
-      return new OrderCancellationDemo(redis.uri(), jobs, seconds, out).run();
+          + " (AOF on, data in %s)%n", versionOf(redis), redact(redis.uriWithPassword()), redisDir);
+      return new OrderCancellationDemo(redis.uriWithPassword(), jobs, seconds, out).run();
     } finally {
       redis.close();
       try {

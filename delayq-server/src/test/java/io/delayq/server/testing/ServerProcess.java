@@ -8,48 +8,45 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The real {@code delayq-server.jar}, built by {@code package} before the integration tests run,
  * started as a separate JVM. It uses the Redis named by {@code DELAYQ_TEST_REDIS} when set (CI), and
- * otherwise starts its own embedded Redis, as a newcomer's first run does. Stopped with SIGTERM.
+ * otherwise starts its own embedded Redis, as a newcomer's first run does. Stopped with SIGTERM;
+ * a data dir it created itself is deleted then.
  */
 public final class ServerProcess implements AutoCloseable {
   /** The line the server prints once it accepts requests. */
   private static final Pattern LISTENING = Pattern.compile("listening on (https?://[^\\s]+)");
   private static final Duration STARTUP = Duration.ofSeconds(60);
   /** The line the server prints once its embedded Redis runs. */
-  private static final Pattern EMBEDDED_REDIS = Pattern.compile("embedded Redis ready: pid \\d+, (redis://[^\\s,]+)");
+  private static final Pattern EMBEDDED_REDIS_PID = Pattern.compile("embedded Redis ready: pid (\\d+)");
 
   private final Process process;
   private final List<String> output = new CopyOnWriteArrayList<>();
   private final String baseUrl;
   private final Path dataDir;
+  private final boolean ownsDataDir;
   private final Thread reader;
   private final String redisArg;
+  private volatile String embeddedRedisUrl;
 
-  private ServerProcess(List<String> args, Path dataDir) throws IOException {
-    this(List.of(), args, dataDir);
-  }
-
-  private ServerProcess(List<String> jvmOptions, List<String> args, Path dataDir) throws IOException {
+  private ServerProcess(Launch launch, List<String> args, Path dataDir, boolean ownsDataDir) throws IOException {
     this.dataDir = dataDir;
+    this.ownsDataDir = ownsDataDir;
     int redisAt = args.indexOf("--redis");
     this.redisArg = redisAt >= 0 && redisAt + 1 < args.size() ? args.get(redisAt + 1) : null;
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(jvmOptions);
-    command.add("-jar");
-    command.add(jar().toString());
-    command.addAll(args);
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-    scrubEnvironment(builder);
+    ProcessBuilder builder = launch.processBuilder(args).redirectErrorStream(true);
     this.process = builder.start();
     CompletableFuture<String> url = new CompletableFuture<>();
     this.reader = new Thread(() -> {
@@ -74,8 +71,61 @@ public final class ServerProcess implements AutoCloseable {
       this.baseUrl = url.get(STARTUP.toSeconds(), TimeUnit.SECONDS);
     } catch (Exception e) {
       process.destroyForcibly();
+      if (ownsDataDir) {
+        deleteRecursively(dataDir);
+      }
       throw new IllegalStateException("server did not start within " + STARTUP + ": " + e.getMessage()
           + "\noutput:\n" + String.join("\n", output), e);
+    }
+  }
+
+  /** How to start the jar: extra JVM options and environment variables, for tests that need them. */
+  public static Launch launch() {
+    return new Launch();
+  }
+
+  /** JVM options and environment for a run of the jar; the machine's delayq settings never leak in. */
+  public static final class Launch {
+    private final List<String> jvmArgs = new ArrayList<>();
+    private final Map<String, String> environment = new LinkedHashMap<>();
+
+    private Launch() {}
+
+    /** E.g. {@code -Djava.io.tmpdir=...}, where the server extracts its redis-server. */
+    public Launch jvmArg(String arg) {
+      jvmArgs.add(arg);
+      return this;
+    }
+
+    /** E.g. {@code PATH} without setpriv. */
+    public Launch environment(String name, String value) {
+      environment.put(name, value);
+      return this;
+    }
+
+    /** Like {@link ServerProcess#startEmbedded}, with these options. */
+    public ServerProcess startEmbedded(Path dataDir, String... extraArgs) throws IOException {
+      List<String> args = new ArrayList<>(List.of("serve", "--port", "0", "--data-dir", dataDir.toString()));
+      args.addAll(List.of(extraArgs));
+      return new ServerProcess(this, args, dataDir, false);
+    }
+
+    /** Like {@link ServerProcess#runToExit}, with these options. */
+    public Exited runToExit(Duration timeout, String... args) throws IOException, InterruptedException {
+      return ServerProcess.runToExit(this, timeout, args);
+    }
+
+    private ProcessBuilder processBuilder(List<String> args) {
+      List<String> command = new ArrayList<>();
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.addAll(jvmArgs);
+      command.add("-jar");
+      command.add(jar().toString());
+      command.addAll(args);
+      ProcessBuilder builder = new ProcessBuilder(command);
+      scrubEnvironment(builder);
+      builder.environment().putAll(environment);
+      return builder;
     }
   }
 
@@ -102,7 +152,7 @@ public final class ServerProcess implements AutoCloseable {
       args.add(redis);
     }
     args.addAll(List.of(extraArgs));
-    return new ServerProcess(args, dataDir);
+    return new ServerProcess(new Launch(), args, dataDir, true);
   }
 
   /**
@@ -118,7 +168,9 @@ public final class ServerProcess implements AutoCloseable {
       args.add(redis);
     }
     args.addAll(List.of(extraArgs));
-    return new ServerProcess(jvmOptions, args, dataDir);
+    Launch launch = new Launch();
+    jvmOptions.forEach(launch::jvmArg);
+    return new ServerProcess(launch, args, dataDir, true);
   }
 
   /**
@@ -127,9 +179,7 @@ public final class ServerProcess implements AutoCloseable {
    * across restarts, shutdown order).
    */
   public static ServerProcess startEmbedded(Path dataDir, String... extraArgs) throws IOException {
-    List<String> args = new ArrayList<>(List.of("serve", "--port", "0", "--data-dir", dataDir.toString()));
-    args.addAll(List.of(extraArgs));
-    return new ServerProcess(args, dataDir);
+    return new Launch().startEmbedded(dataDir, extraArgs);
   }
 
   /**
@@ -137,7 +187,7 @@ public final class ServerProcess implements AutoCloseable {
    * line picks {@code serve}. {@code dataDir} is only remembered for {@link #dataDir()}.
    */
   public static ServerProcess startWithArguments(Path dataDir, List<String> args) throws IOException {
-    return new ServerProcess(List.copyOf(args), dataDir);
+    return new ServerProcess(new Launch(), List.copyOf(args), dataDir, false);
   }
 
   /**
@@ -145,9 +195,9 @@ public final class ServerProcess implements AutoCloseable {
    * -Xmx256m}), for tests of what the server costs.
    */
   public static ServerProcess startEmbedded(List<String> jvmOptions, Path dataDir, String... extraArgs) throws IOException {
-    List<String> args = new ArrayList<>(List.of("serve", "--port", "0", "--data-dir", dataDir.toString()));
-    args.addAll(List.of(extraArgs));
-    return new ServerProcess(jvmOptions, args, dataDir);
+    Launch launch = new Launch();
+    jvmOptions.forEach(launch::jvmArg);
+    return launch.startEmbedded(dataDir, extraArgs);
   }
 
   /** What a run of the jar that was expected to end by itself printed, and its exit code. */
@@ -158,13 +208,12 @@ public final class ServerProcess implements AutoCloseable {
    * it to exit by itself.
    */
   public static Exited runToExit(Duration timeout, String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-jar");
-    command.add(jar().toString());
-    command.addAll(List.of(args));
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-    scrubEnvironment(builder);
+    return runToExit(new Launch(), timeout, args);
+  }
+
+  private static Exited runToExit(Launch launch, Duration timeout, String... args)
+      throws IOException, InterruptedException {
+    ProcessBuilder builder = launch.processBuilder(List.of(args)).redirectErrorStream(true);
     Process process = builder.start();
     CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
       try {
@@ -205,19 +254,37 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   /**
-   * The Redis this server uses: the one it was given, or the embedded one it started. For tests
-   * that act on the server's queues as another process on the same Redis would.
+   * The Redis this server uses: the one it was given, or the embedded one it started, password
+   * included, as a library user reads it from {@code <data-dir>/redis-url}. For tests that act on
+   * the server's queues as another process on the same Redis would.
    */
   public String redisUrl() {
     if (redisArg != null) {
       return redisArg;
     }
+    String known = embeddedRedisUrl;
+    if (known == null) {
+      Path file = dataDir.resolve("redis-url");
+      try {
+        known = Files.readString(file, StandardCharsets.UTF_8).trim();
+      } catch (IOException e) {
+        throw new IllegalStateException("cannot read the embedded Redis's URL from " + file + ": " + e
+            + "\noutput:\n" + String.join("\n", output), e);
+      }
+      embeddedRedisUrl = known;
+    }
+    return known;
+  }
+
+  /** The pid of the embedded Redis as the server reported it when it started. */
+  public long embeddedRedisPid() {
     return output.stream()
-        .map(EMBEDDED_REDIS::matcher)
+        .map(EMBEDDED_REDIS_PID::matcher)
         .filter(Matcher::find)
-        .map(m -> m.group(1))
+        .mapToLong(m -> Long.parseLong(m.group(1)))
         .findFirst()
-        .orElseThrow(() -> new IllegalStateException("no Redis URL in the server's output:\n" + String.join("\n", output)));
+        .orElseThrow(() -> new IllegalStateException("no embedded Redis pid in the server's output:\n"
+            + String.join("\n", output)));
   }
 
   /** Everything the server printed so far. */
@@ -231,6 +298,23 @@ public final class ServerProcess implements AutoCloseable {
 
   public boolean isAlive() {
     return process.isAlive();
+  }
+
+  /** SIGKILL, as the OOM killer or {@code kill -9} would: no shutdown hook runs. Waits for the exit. */
+  public void kill() throws InterruptedException {
+    process.toHandle().destroyForcibly();
+    process.waitFor();
+    reader.join(5_000);
+  }
+
+  /** Waits for the server to exit by itself and returns its exit code. */
+  public int awaitExit(Duration timeout) throws InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new IllegalStateException("server did not exit within " + timeout + "; output:\n"
+          + String.join("\n", output));
+    }
+    reader.join(5_000);
+    return process.exitValue();
   }
 
   /** Sends SIGTERM and waits for the exit code. */
@@ -249,8 +333,24 @@ public final class ServerProcess implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
-    if (process.isAlive()) {
-      terminate(Duration.ofSeconds(30));
+    try {
+      if (process.isAlive()) {
+        terminate(Duration.ofSeconds(30));
+      }
+    } finally {
+      if (ownsDataDir) {
+        deleteRecursively(dataDir);
+      }
+    }
+  }
+
+  private static void deleteRecursively(Path dir) {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(path);
+      }
+    } catch (IOException e) {
+      System.err.println("cannot delete " + dir + ": " + e);
     }
   }
 }
