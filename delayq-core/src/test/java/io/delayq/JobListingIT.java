@@ -35,6 +35,39 @@ class JobListingIT {
     delayq.close();
   }
 
+  @Test
+  void aPageOfAWideQueueOfLargeJobsReadsOnlyTheRecordsItReturns() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("list-wide-large"), 16);
+    String large = "L".repeat(900_000);
+    for (int i = 0; queue.admin().stats().scheduled() < 16 || i < 16; i++) {
+      queue.schedule(JobRequest.of(large).withId("big-" + i).withRunAt(FAR.plusSeconds(i)));
+    }
+    long before = outputBytes();
+    Page<JobInfo> page = queue.admin().listJobs(JobFilter.SCHEDULED, null, 100);
+    long read = outputBytes() - before;
+    assertThat(page.items()).hasSize(1);
+    assertThat(page.items().get(0).payloadAsString()).isEqualTo(large);
+    assertThat(page.nextCursor()).isPresent();
+    // one record of 900 KB came from Redis, not one from each of the 16 partitions
+    assertThat(read).as("bytes Redis sent for one page").isLessThan(3_000_000);
+    List<JobInfo> every = all(queue, JobFilter.SCHEDULED, 100);
+    assertThat(every).extracting(JobInfo::id).doesNotHaveDuplicates();
+    assertThat(every).hasSize((int) queue.admin().stats().scheduled());
+    assertThat(every).isSortedAccordingTo(by(JobInfo::runAt));
+  }
+
+  private static long outputBytes() {
+    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(TestRedis.url());
+    try (var connection = client.connect()) {
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("total_net_output_bytes:(\\d+)")
+          .matcher(connection.sync().info("stats"));
+      assertThat(m.find()).isTrue();
+      return Long.parseLong(m.group(1));
+    } finally {
+      client.shutdown();
+    }
+  }
+
   /** Every page of a listing, checked to be at most {@code limit} long, until the last. */
   private static List<Page<JobInfo>> pages(JobQueue queue, JobFilter filter, int limit) {
     List<Page<JobInfo>> pages = new ArrayList<>();

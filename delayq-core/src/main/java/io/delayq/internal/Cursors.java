@@ -59,6 +59,10 @@ final class Cursors {
     }
     ByteBuffer in = ByteBuffer.wrap(bytes, 1, body - 1);
     double score = in.getDouble();
+    if (Double.isNaN(score)) {
+      // why: no score in Redis is NaN, so no cursor of ours holds one; Redis would refuse it as a bound
+      throw notOurs(cursor);
+    }
     try {
       String member =
           StandardCharsets.UTF_8.newDecoder()

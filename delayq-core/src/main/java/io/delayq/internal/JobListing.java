@@ -39,8 +39,12 @@ final class JobListing {
     this.queue = queue;
   }
 
-  /** One job as a partition listed it; {@code record} is empty when the job had none. */
-  private record Entry(byte[] member, double score, long time, int attempts, byte[] record, String error) {}
+  /**
+   * One job as a partition listed it; {@code record} is empty when the job had none, and null
+   * (with {@code deferredSize}) when it was too large to send before it was known to make the page.
+   */
+  private record Entry(int partition, byte[] member, double score, long time, int attempts, byte[] record,
+      long deferredSize, String error) {}
 
   /** One partition's answer: its next entries in order, and whether it holds more after them. */
   private record Batch(List<Entry> entries, boolean more) {}
@@ -65,13 +69,21 @@ final class JobListing {
               Keys.bytes(code(filter)), QueueContext.number(limit), budget, afterScore, afterId));
     }
     List<Batch> batches = new ArrayList<>(partitions);
-    for (CompletableFuture<List<Object>> reply : replies) {
-      batches.add(batch(queue.await(reply, null)));
+    for (int p = 0; p < partitions; p++) {
+      batches.add(batch(p, queue.await(replies.get(p), null)));
     }
     return merge(filter, listing, batches, limit);
   }
 
-  private static Page<JobInfo> merge(JobFilter filter, String listing, List<Batch> batches, int limit) {
+  /** The record of a job listed by its size only: it made the page. Empty when it is gone since. */
+  private byte[] fetch(Entry entry) {
+    byte[] record = queue.await(
+        queue.client.async().hget(Keys.partition(queue.name, entry.partition()).jobs(), entry.member()).toCompletableFuture(),
+        null);
+    return record == null ? new byte[0] : record;
+  }
+
+  private Page<JobInfo> merge(JobFilter filter, String listing, List<Batch> batches, int limit) {
     Entry end = null;
     List<Entry> all = new ArrayList<>();
     for (Batch batch : batches) {
@@ -92,6 +104,14 @@ final class JobListing {
       if (end != null && ORDER.compare(entry, end) > 0) {
         break;
       }
+      if (entry.record() == null) {
+        if (jobs.size() == limit || (!jobs.isEmpty() && bytes + entry.deferredSize() > PAGE_PAYLOAD_BYTES)) {
+          cut = true;
+          break;
+        }
+        entry = new Entry(entry.partition(), entry.member(), entry.score(), entry.time(), entry.attempts(),
+            fetch(entry), 0, entry.error());
+      }
       if (entry.record().length > 0) {
         JobInfo job = job(filter, entry);
         if (jobs.size() == limit || (!jobs.isEmpty() && bytes + job.payload().length > PAGE_PAYLOAD_BYTES)) {
@@ -110,16 +130,19 @@ final class JobListing {
     return new Page<>(jobs, next);
   }
 
-  private static Batch batch(List<Object> reply) {
+  private static Batch batch(int partition, List<Object> reply) {
     List<Entry> entries = new ArrayList<>((reply.size() - 1) / 6);
     for (int i = 1; i + 5 < reply.size(); i += 6) {
+      Object record = reply.get(i + 4);
       entries.add(
           new Entry(
+              partition,
               (byte[]) reply.get(i),
               parseScore(QueueContext.text(reply.get(i + 1))),
               (Long) reply.get(i + 2),
               ((Long) reply.get(i + 3)).intValue(),
-              (byte[]) reply.get(i + 4),
+              record instanceof Long ? null : (byte[]) record,
+              record instanceof Long size ? size : 0,
               QueueContext.text(reply.get(i + 5))));
     }
     return new Batch(entries, (Long) reply.get(0) == 1L && !entries.isEmpty());

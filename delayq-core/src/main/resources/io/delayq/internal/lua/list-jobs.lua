@@ -10,8 +10,8 @@
 -- ARGV[11] score of the position ('' to start at the beginning)   ARGV[12] id at the position
 --
 -- Returns {more, id1, score1 (as Redis formats it), time1 ms (due, lease deadline or burial),
--- attempts1, record1 ('' when missing), lastError1 ('' when none), id2, ...}; more is 1 when the
--- listing holds jobs after the last one returned.
+-- attempts1, record1 ('' when missing; its size, as a number, when it alone is over the budget),
+-- lastError1 ('' when none), id2, ...}; more is 1 when the listing holds jobs after the last one returned.
 -- @include keys
 -- @include clock
 -- @include lease
@@ -84,11 +84,14 @@ local members = redis.call('ZRANGE', key, start, math.min(last, start + limit) -
 local used, taken = 0, 0
 for i = 1, #members, 2 do
   local id, score = members[i], members[i + 1]
-  local record = redis.call('HGET', JOBS, id) or ''
-  if taken > 0 and used + #record > budget then
+  local size = redis.call('HSTRLEN', JOBS, id)
+  if taken > 0 and used + size > budget then
     break
   end
-  used, taken = used + #record, taken + 1
+  -- why: a first record beyond the budget is sent as its size only; the client fetches it if it
+  -- makes the page, so that a page of a wide queue of large jobs does not read one from each partition
+  local record = size > budget and size or (size > 0 and redis.call('HGET', JOBS, id) or '')
+  used, taken = used + math.min(size, budget), taken + 1
   local time, attempts
   if held then
     time, attempts = lease_deadline(score), lease_attempt(score)

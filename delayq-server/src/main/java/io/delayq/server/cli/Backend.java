@@ -81,6 +81,7 @@ interface Backend extends AutoCloseable {
     SCHEDULED,
     DUE,
     ACTIVE,
+    EXPIRED,
     DEAD;
 
     /** As the HTTP API and the command line write it. */

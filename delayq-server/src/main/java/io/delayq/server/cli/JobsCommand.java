@@ -56,7 +56,7 @@ public final class JobsCommand {
 
     @Option(names = "--state", paramLabel = "STATE", defaultValue = "scheduled",
         description = "scheduled (the default: waiting, due or not), due (waiting for a worker), active (held by"
-            + " a worker) or dead.")
+            + " a worker), expired (its lease ended without an ack, not yet recovered) or dead.")
     ListedState state;
 
     @Option(names = "--limit", paramLabel = "N", defaultValue = "100",
@@ -109,7 +109,7 @@ public final class JobsCommand {
     }
 
     private void printTable(Function<String, JobPage> source) {
-      boolean leases = state == ListedState.ACTIVE;
+      boolean leases = state == ListedState.ACTIVE || state == ListedState.EXPIRED;
       List<String> header = new ArrayList<>(List.of("ID", "DUE", "ATTEMPTS"));
       if (leases) {
         header.add("LEASE UNTIL");

@@ -239,8 +239,8 @@ final class WorkerEndpoints {
       throw new InvalidRequestException(
           prefix + "attempt",
           "is not accepted any more; send {\"token\": \"...\"} with the \"token\" string from the job's"
-              + " claim response instead (the attempt number repeats when a job is handed back; the token"
-              + " names exactly one delivery)");
+              + " claim response instead (the attempt number repeats when a job is handed back; a token is"
+              + " never reused, and a later delivery's claim refuses an earlier one's token)");
     }
     return Fields.of(body, place, prefix, allowed);
   }
