@@ -96,12 +96,26 @@ final class Views {
     if (json) {
       return payload.length;
     }
+    if (!isUtf8(payload)) {
+      return (payload.length + 2) / 3 * 4L;
+    }
     long bytes = 0;
     for (byte b : payload) {
       bytes += b >= 0 && b < 0x20 ? 6 : b == '"' || b == '\\' ? 2 : 1;
     }
-    // bytes that are not UTF-8 go as base64, 4 per 3: the larger of the two bounds either way
-    return Math.max(bytes, (payload.length + 2) / 3 * 4L);
+    return bytes;
+  }
+
+  private static boolean isUtf8(byte[] bytes) {
+    try {
+      StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes));
+      return true;
+    } catch (CharacterCodingException e) {
+      return false;
+    }
   }
 
   /**
