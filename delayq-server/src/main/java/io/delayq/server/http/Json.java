@@ -80,17 +80,24 @@ final class Json {
         throw new InvalidRequestException("body", "holds no JSON value; send a JSON document");
       }
       return tree;
-    } catch (StreamConstraintsException e) {
-      throw new InvalidRequestException("body", "breaks a limit of this API: " + e.getOriginalMessage());
-    } catch (JsonProcessingException e) {
-      JsonLocation at = e.getLocation();
-      throw new InvalidRequestException(
-          "body",
-          "is not valid JSON: " + e.getOriginalMessage()
-              + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw unreadable(e);
     }
+  }
+
+  /** Why a body could not be parsed, as a 400 naming {@code body}. */
+  private static RuntimeException unreadable(IOException e) {
+    if (e instanceof StreamConstraintsException limit) {
+      return new InvalidRequestException("body", "breaks a limit of this API: " + limit.getOriginalMessage());
+    }
+    if (e instanceof JsonProcessingException json) {
+      JsonLocation at = json.getLocation();
+      return new InvalidRequestException(
+          "body",
+          "is not valid JSON: " + json.getOriginalMessage()
+              + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
+    }
+    return new UncheckedIOException(e);
   }
 
   /**
@@ -129,16 +136,8 @@ final class Json {
         throw new InvalidRequestException("body", "is an empty array; send 1 to " + maxElements + " " + what);
       }
       return elements;
-    } catch (StreamConstraintsException e) {
-      throw new InvalidRequestException("body", "breaks a limit of this API: " + e.getOriginalMessage());
-    } catch (JsonProcessingException e) {
-      JsonLocation at = e.getLocation();
-      throw new InvalidRequestException(
-          "body",
-          "is not valid JSON: " + e.getOriginalMessage()
-              + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw unreadable(e);
     }
   }
 

@@ -144,15 +144,7 @@ public final class ServerProcess implements AutoCloseable {
    * fresh temp dir), plus {@code extraArgs}.
    */
   public static ServerProcess start(String... extraArgs) throws IOException {
-    Path dataDir = Files.createTempDirectory("delayq-server-it-");
-    List<String> args = new ArrayList<>(List.of("serve", "--port", "0", "--data-dir", dataDir.toString()));
-    String redis = testRedis();
-    if (redis != null) {
-      args.add("--redis");
-      args.add(redis);
-    }
-    args.addAll(List.of(extraArgs));
-    return new ServerProcess(new Launch(), args, dataDir, true);
+    return startWithJvm(List.of(), extraArgs);
   }
 
   /**
