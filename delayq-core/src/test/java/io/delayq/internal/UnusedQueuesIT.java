@@ -29,12 +29,18 @@ class UnusedQueuesIT {
     DelayqClient client = new DelayqClient(ServerTimeIT.settings(TestRedis.url()));
     try {
       String prefix = TestRedis.uniqueQueue("many");
-      for (int i = 0; i < QueueRegistry.MAX_CACHED_QUEUES + 200; i++) {
-        client.queue(prefix + "-" + i, 0);
+      List<String> made = new java.util.ArrayList<>();
+      try {
+        for (int i = 0; i < QueueRegistry.MAX_CACHED_QUEUES + 200; i++) {
+          made.add(prefix + "-" + i);
+          client.queue(prefix + "-" + i, 0);
+        }
+        assertThat(client.registry().cachedQueues()).isEqualTo(QueueRegistry.MAX_CACHED_QUEUES);
+        // An evicted handle is simply made again, with the stored partition count.
+        assertThat(client.queue(prefix + "-0", 0).partitions()).isEqualTo(1);
+      } finally {
+        TestRedis.forgetEmptyQueues(made);
       }
-      assertThat(client.registry().cachedQueues()).isEqualTo(QueueRegistry.MAX_CACHED_QUEUES);
-      // An evicted handle is simply made again, with the stored partition count.
-      assertThat(client.queue(prefix + "-0", 0).partitions()).isEqualTo(1);
     } finally {
       client.close();
     }
@@ -51,9 +57,12 @@ class UnusedQueuesIT {
         original.schedule(JobRequest.of("x").withId("before"));
         await().atMost(Duration.ofSeconds(10)).until(() -> ran.contains("before"));
         String prefix = TestRedis.uniqueQueue("evicting");
+        List<String> made = new java.util.ArrayList<>();
         for (int i = 0; i < QueueRegistry.MAX_CACHED_QUEUES + 10; i++) {
+          made.add(prefix + "-" + i);
           client.queue(prefix + "-" + i, 0);
         }
+        TestRedis.forgetEmptyQueues(made);
         JobQueue again = client.queue(name, 0);
         assertThat(again).as("evicted, so made anew").isNotSameAs(original);
         assertThat(again.partitions()).isEqualTo(4);

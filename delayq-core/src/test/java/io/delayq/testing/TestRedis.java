@@ -29,6 +29,23 @@ public final class TestRedis {
     return url;
   }
 
+  /**
+   * Removes queues a test made by the thousand, which hold no jobs, so that runs against a shared
+   * Redis do not pile them up (each run would add thousands to every later queue list).
+   */
+  public static void forgetEmptyQueues(java.util.Collection<String> names) {
+    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(url());
+    try (var connection = client.connect()) {
+      var redis = connection.sync();
+      for (String name : names) {
+        redis.del(io.delayq.internal.Keys.settings(name));
+        redis.srem(io.delayq.internal.Keys.registry(), name);
+      }
+    } finally {
+      client.shutdown();
+    }
+  }
+
   /** A queue name no other test (or earlier run against the same Redis) uses. */
   public static String uniqueQueue(String purpose) {
     return "test-" + purpose + "-" + UUID.randomUUID().toString().substring(0, 8);

@@ -426,9 +426,7 @@ class HttpApiIT {
         "queue", queue, "partitions", 4, "scheduled", 2, "due", 1, "active", 1, "expired", 0, "dead", 0,
         "paused", false)));
 
-    Reply all = api.get("/v1/queues");
-    assertThat(all.status()).isEqualTo(200);
-    assertThat(all.json().findValuesAsText("queue")).contains(queue);
+    assertThat(api.allQueues()).extracting(q -> q.path("queue").asText()).contains(queue);
 
     Reply refused = api.put("/v1/queues/" + queue, Map.of("partitions", 8));
     assertError(refused, 409, "conflict", null);
@@ -466,7 +464,7 @@ class HttpApiIT {
       assertError(reply, 404, "not_found", null);
       assertThat(reply.json().path("detail").asText()).contains("queue '" + queue + "' does not exist");
     }
-    assertThat(api.get("/v1/queues").json().findValuesAsText("queue")).doesNotContain(queue);
+    assertThat(api.allQueues()).extracting(q -> q.path("queue").asText()).doesNotContain(queue);
   }
 
   // ---- refusals ----

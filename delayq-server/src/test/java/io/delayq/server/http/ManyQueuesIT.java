@@ -47,7 +47,7 @@ class ManyQueuesIT {
       createAndSchedule(api, 64);
 
       assertAnswering(api, server);
-      List<JsonNode> listed = everyQueue(api);
+      List<JsonNode> listed = api.allQueues();
       assertThat(listed).hasSize(QUEUES);
       assertThat(listed.get(0).path("partitions").asInt()).isEqualTo(64);
 
@@ -68,7 +68,7 @@ class ManyQueuesIT {
     try (ServerProcess restarted = ServerProcess.startEmbedded(SMALL_HEAP, dataDir)) {
       ApiClient api = new ApiClient(restarted.baseUrl());
       assertAnswering(api, restarted);
-      assertThat(everyQueue(api)).hasSize(QUEUES);
+      assertThat(api.allQueues()).hasSize(QUEUES);
       JsonNode claimed = api.post("/v1/queues/q-1234/claim?max=10").json();
       assertThat(claimed).hasSize(1);
       assertThat(api.post("/v1/queues/q-1234/jobs/" + claimed.get(0).path("id").asText() + "/ack",
@@ -146,19 +146,5 @@ class ManyQueuesIT {
       queues.add(m.group(1));
     }
     return queues;
-  }
-
-  /** Every queue's stats, following the list's {@code Link: rel="next"} pages (1,000 at a time). */
-  private static List<JsonNode> everyQueue(ApiClient api) {
-    List<JsonNode> all = new ArrayList<>();
-    String next = "/v1/queues?limit=1000";
-    while (next != null) {
-      Reply page = api.get(next);
-      assertThat(page.status()).as(page.toString()).isEqualTo(200);
-      page.json().forEach(all::add);
-      String link = page.header("Link");
-      next = link == null ? null : link.substring(link.indexOf('<') + 1, link.indexOf('>'));
-    }
-    return all;
   }
 }

@@ -110,6 +110,22 @@ public final class ApiClient {
     }
   }
 
+  /** Every queue's stats, following the queue list's {@code Link: rel="next"} pages. */
+  public java.util.List<JsonNode> allQueues() {
+    java.util.List<JsonNode> all = new java.util.ArrayList<>();
+    String next = "/v1/queues?limit=1000";
+    while (next != null) {
+      Reply page = get(next);
+      if (page.status() != 200) {
+        throw new IllegalStateException("the queue list answered " + page);
+      }
+      page.json().forEach(all::add);
+      String link = page.header("Link");
+      next = link == null ? null : link.substring(link.indexOf('<') + 1, link.indexOf('>'));
+    }
+    return all;
+  }
+
   public static byte[] json(Object body) {
     try {
       return body instanceof String text ? text.getBytes(StandardCharsets.UTF_8) : JSON.writeValueAsBytes(body);
