@@ -1,0 +1,189 @@
+package io.delayq.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The real {@code delayq-server.jar} of the HTTP scenario, run as its own JVM the way it runs in
+ * production: {@code java -jar delayq-server.jar serve --port 0 --redis <the bench's Redis>}, every
+ * other setting at its default (the access log included). Its output goes to a file, so nothing
+ * the server prints can stall it or be lost; stopped with SIGTERM.
+ */
+final class BenchServer implements AutoCloseable {
+  /** The line the server logs once it accepts requests. */
+  private static final Pattern LISTENING = Pattern.compile("listening on http://([^:/\\s]+):(\\d+)");
+  private static final Duration STARTUP = Duration.ofSeconds(90);
+  private static final Duration STOP = Duration.ofSeconds(30);
+  private static final String JAR_NAME = "delayq-server.jar";
+  /** TCP state ESTABLISHED in {@code /proc/net/tcp}. */
+  private static final String ESTABLISHED = "01";
+
+  private final Process process;
+  private final Path log;
+  private final String host;
+  private final int port;
+  private final Path jar;
+
+  private BenchServer(Process process, Path log, String host, int port, Path jar) {
+    this.process = process;
+    this.log = log;
+    this.host = host;
+    this.port = port;
+    this.jar = jar;
+  }
+
+  /**
+   * Starts {@code jar} (or, when null, the one {@link #defaultJar()} finds) on {@code redisUri},
+   * with its data dir and log under a new temp dir, and waits until it listens.
+   */
+  static BenchServer start(Path jar, String redisUri) throws InterruptedException {
+    Path serverJar = jar != null ? jar : defaultJar();
+    if (!Files.isRegularFile(serverJar)) {
+      throw new IllegalStateException(serverJar + " does not exist: build it with `mvn -q -DskipTests package`"
+          + " from the repository root, or name the jar with --server-jar=PATH");
+    }
+    try {
+      Path dir = Files.createTempDirectory("delayq-bench-server-");
+      Path log = dir.resolve("server.log");
+      List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+          "-jar", serverJar.toString(), "serve", "--port", "0", "--redis", redisUri,
+          "--data-dir", dir.resolve("data").toString()));
+      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+          .redirectOutput(log.toFile());
+      // why: the machine's own delayq settings must not change what is measured
+      builder.environment().remove("REDIS_URL");
+      builder.environment().keySet().removeIf(name -> name.startsWith("DELAYQ_"));
+      Process process = builder.start();
+      long deadline = System.nanoTime() + STARTUP.toNanos();
+      while (System.nanoTime() < deadline) {
+        Matcher m = LISTENING.matcher(Files.readString(log, StandardCharsets.UTF_8));
+        if (m.find()) {
+          return new BenchServer(process, log, m.group(1), Integer.parseInt(m.group(2)), serverJar);
+        }
+        if (!process.isAlive()) {
+          throw new IllegalStateException("delayq-server exited with " + process.exitValue()
+              + " before listening; its output:\n" + Files.readString(log, StandardCharsets.UTF_8));
+        }
+        Thread.sleep(50);
+      }
+      process.destroyForcibly();
+      throw new IllegalStateException("delayq-server did not listen within " + STARTUP.toSeconds()
+          + " s; its output:\n" + Files.readString(log, StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + serverJar, e);
+    }
+  }
+
+  /**
+   * {@code delayq-server/target/delayq-server.jar} of the checkout this benchmark was built in
+   * (found from the bench's own classes or jar, which sit in {@code delayq-bench/target}), else
+   * that path under the current directory.
+   */
+  static Path defaultJar() {
+    Path relative = Path.of("delayq-server", "target", JAR_NAME);
+    try {
+      Path code = Path.of(BenchServer.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      // .../delayq-bench/target/classes or .../delayq-bench/target/delayq-bench.jar
+      Path checkout = code.getParent() == null || code.getParent().getParent() == null ? null
+          : code.getParent().getParent().getParent();
+      if (checkout != null && Files.isRegularFile(checkout.resolve(relative))) {
+        return checkout.resolve(relative);
+      }
+    } catch (URISyntaxException | RuntimeException e) {
+      // fall back to the current directory
+    }
+    return relative.toAbsolutePath();
+  }
+
+  String host() {
+    return host;
+  }
+
+  int port() {
+    return port;
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  Path jar() {
+    return jar;
+  }
+
+  /** Where the server's output goes. */
+  Path log() {
+    return log;
+  }
+
+  String baseUrl() {
+    return "http://" + host + ":" + port;
+  }
+
+  /**
+   * TCP connections in state ESTABLISHED whose local end is the server's port, as {@code ss -tn
+   * state established sport = :PORT} counts them: every client connection the server holds right
+   * now. -1 when {@code /proc/net/tcp} cannot be read (not Linux).
+   */
+  int establishedConnections() {
+    String portHex = String.format(Locale.ROOT, "%04X", port);
+    int count = 0;
+    boolean read = false;
+    for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+      Path file = Path.of(table);
+      if (!Files.isReadable(file)) {
+        continue;
+      }
+      try {
+        for (String line : Files.readAllLines(file, StandardCharsets.US_ASCII)) {
+          // "  12: 0100007F:1F90 0100007F:C350 01 ..." = sl, local address:port, remote, state
+          String[] fields = line.trim().split("\\s+");
+          if (fields.length > 3 && fields[1].endsWith(":" + portHex) && fields[3].equals(ESTABLISHED)) {
+            count++;
+          }
+        }
+        read = true;
+      } catch (IOException e) {
+        // that table is not there; the other may be
+      }
+    }
+    return read ? count : -1;
+  }
+
+  /** The last lines of the server's output, for a failure message. */
+  String tail(int lines) {
+    try {
+      List<String> all = Files.readAllLines(log, StandardCharsets.UTF_8);
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    } catch (IOException e) {
+      return "(cannot read " + log + ": " + e.getMessage() + ")";
+    }
+  }
+
+  /** SIGTERM, then up to 30 s for it to exit (after that it is killed). */
+  @Override
+  public void close() {
+    process.toHandle().destroy();
+    try {
+      if (!process.waitFor(STOP.toMillis(), TimeUnit.MILLISECONDS)) {
+        process.destroyForcibly();
+        process.waitFor(STOP.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+  }
+}
