@@ -72,12 +72,29 @@ public final class Delayq implements AutoCloseable {
     return client.queue(name, Rules.checkPartitions(partitions));
   }
 
-  /** Names of every queue used on this Redis so far, sorted. */
+  /** Names of every queue used on this Redis so far (and not deleted), sorted. */
   public List<String> queueNames() {
     return client.queueNames();
   }
 
-  /** The queue if it has been used before on this Redis; unlike {@link #queue(String)}, never creates one. */
+  /**
+   * One page of {@link #queueNames()}: at most {@code limit} names after the cursor's, sorted.
+   * Reads only: listing never creates a queue.
+   *
+   * @param cursor null for the first page, else the {@link Page#nextCursor()} of the previous one
+   * @param limit 1 to 1000
+   * @throws InvalidRequestException when the cursor is not one this listing gave out, or the
+   *     limit is out of range
+   * @since 0.2.0
+   */
+  public Page<String> queueNames(String cursor, int limit) {
+    return client.queueNames(cursor, limit);
+  }
+
+  /**
+   * The queue if it has been used before on this Redis (and not deleted since); unlike {@link
+   * #queue(String)}, never creates one, nor writes anything.
+   */
   public Optional<JobQueue> existingQueue(String name) {
     return client.existingQueue(name);
   }

@@ -1,8 +1,10 @@
 package io.delayq;
 
+import io.delayq.internal.Rules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The worker's side of a queue for a caller that runs its own loop (or serves workers in other
@@ -11,7 +13,8 @@ import java.util.List;
  * {@link JobQueue#pull()}; thread-safe.
  *
  * <p>Claims, acks, nacks, extensions and releases go over the client's worker connection, never
- * behind producers' pipelined schedule batches.
+ * behind producers' pipelined schedule batches. A loop that finishes many jobs at a time settles
+ * them with {@link #settleAll} in one call rather than one round trip each.
  *
  * @since 0.2.0
  */
@@ -59,6 +62,27 @@ public interface PullConsumer {
     return nack(job.id(), job.token(), retryIn, error);
   }
 
+  /** Most settlements one {@link #settleAll} call takes, as many as one claim hands out. */
+  int MAX_SETTLEMENTS = 1000;
+
+  /**
+   * Acks and nacks many deliveries in one call: the acks of each partition go in one script call
+   * (at most 500 a call), the nacks one each, all pipelined, and the call returns once every one
+   * is answered. Each settlement succeeds or fails on its own, exactly as {@link #ack} or {@link
+   * #nack} would, and its answer says which: one delivery's lease being gone, or one partition
+   * failing, costs only those settlements.
+   *
+   * <p>A job may be named once per call (a repeat is answered {@link Settled.Outcome#FAILED} with
+   * an {@link InvalidRequestException}), so that no two settlements of one call race each other.
+   *
+   * @param settlements at most {@value #MAX_SETTLEMENTS}; none returns an empty list
+   * @return one answer per settlement, in their order
+   * @throws InvalidRequestException when the list is longer than {@value #MAX_SETTLEMENTS} or holds
+   *     a null; nothing is settled then
+   * @since 0.2.0
+   */
+  List<Settled> settleAll(List<Settlement> settlements);
+
   /**
    * Keeps a claimed job for {@code lease} more, from now.
    *
@@ -79,5 +103,101 @@ public interface PullConsumer {
   /** As {@link #release(String, long)} for a job this consumer claimed. */
   default boolean release(LeasedJob job) {
     return release(job.id(), job.token());
+  }
+
+  /**
+   * One delivery to settle with {@link #settleAll}: an ack, or a nack with its retry delay and
+   * error. Made with {@link #ack(String, long)} or {@link #nack(String, long, Duration, String)};
+   * the id is checked here, by the rule every call applies.
+   *
+   * @param id the job's id
+   * @param token the delivery's {@linkplain LeasedJob#token() fencing token}
+   * @param action whether the delivery is done or failed
+   * @param retryIn for a nack, when to run the job again; {@code null} for the default backoff
+   *     (always {@code null} for an ack)
+   * @param error for a nack, why it failed, kept with the job (at most 2,000 characters are
+   *     kept); may be {@code null}
+   * @since 0.2.0
+   */
+  record Settlement(String id, long token, Action action, Duration retryIn, String error) {
+    /** What to do with the delivery. */
+    public enum Action {
+      /** As {@link PullConsumer#ack(String, long)}. */
+      ACK,
+      /** As {@link PullConsumer#nack(String, long, Duration, String)}. */
+      NACK
+    }
+
+    public Settlement {
+      Rules.checkJobId(id);
+      Objects.requireNonNull(action, "action");
+      if (action == Action.ACK && (retryIn != null || error != null)) {
+        throw new InvalidRequestException(
+            retryIn != null ? "retryIn" : "error", "is only for a nack; an ack takes the id and the token alone");
+      }
+      if (retryIn != null) {
+        try {
+          Rules.delayMillis(retryIn);
+        } catch (InvalidRequestException e) {
+          throw new InvalidRequestException("retryIn", e.getMessage().substring(e.field().length() + 2));
+        }
+      }
+    }
+
+    public static Settlement ack(String id, long token) {
+      return new Settlement(id, token, Action.ACK, null, null);
+    }
+
+    public static Settlement ack(LeasedJob job) {
+      return ack(job.id(), job.token());
+    }
+
+    public static Settlement nack(String id, long token, Duration retryIn, String error) {
+      return new Settlement(id, token, Action.NACK, retryIn, error);
+    }
+
+    public static Settlement nack(LeasedJob job, Duration retryIn, String error) {
+      return nack(job.id(), job.token(), retryIn, error);
+    }
+  }
+
+  /**
+   * How one settlement of a {@link #settleAll} call went.
+   *
+   * @param settlement the settlement this answers
+   * @param outcome what became of the delivery
+   * @param failure for {@link Outcome#REFUSED}, the {@link LeaseExpiredException} the single call
+   *     would have thrown; for {@link Outcome#FAILED}, the exception it would have thrown (an
+   *     {@link OutcomeUnknownException} when Redis did not answer in time: the settlement may or
+   *     may not have taken effect, and may be sent again); otherwise {@code null}
+   * @since 0.2.0
+   */
+  record Settled(Settlement settlement, Outcome outcome, RuntimeException failure) {
+    /** What became of one delivery. */
+    public enum Outcome {
+      /** Acked: the job is done. */
+      ACKED,
+      /** Nacked: the job runs again later. */
+      RETRYING,
+      /** Nacked on its last attempt: the job is in the dead-letter set. */
+      DEAD,
+      /** The delivery no longer held the job (its lease ended, or it was settled or handed back). */
+      REFUSED,
+      /** Not settled, or not known to be: see {@link Settled#failure()}. */
+      FAILED
+    }
+
+    public Settled {
+      Objects.requireNonNull(settlement, "settlement");
+      Objects.requireNonNull(outcome, "outcome");
+      if ((failure == null) != (outcome == Outcome.ACKED || outcome == Outcome.RETRYING || outcome == Outcome.DEAD)) {
+        throw new IllegalArgumentException("a " + outcome + " answer " + (failure == null ? "needs" : "has no") + " failure");
+      }
+    }
+
+    /** Whether the settlement took effect (acked, retrying or dead). */
+    public boolean isSettled() {
+      return failure == null;
+    }
   }
 }

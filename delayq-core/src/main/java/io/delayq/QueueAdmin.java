@@ -3,7 +3,8 @@ package io.delayq;
 import java.util.List;
 
 /**
- * The operator's side of a queue: counts, pausing, dead letters, stored defaults. Obtained from
+ * The operator's side of a queue: counts, listings, pausing, dead letters, stored defaults,
+ * deletion. Obtained from
  * {@link JobQueue#admin()}; thread-safe.
  *
  * @since 0.2.0
@@ -39,4 +40,51 @@ public interface QueueAdmin {
 
   /** Stores the queue's defaults; see {@link #defaults()}. */
   QueueDefaults setDefaults(QueueDefaults defaults);
+
+  /**
+   * One page of the queue's jobs of one kind, in the order {@link JobFilter} gives, merged over
+   * the partitions. Each job is as {@link JobQueue#get} shows it, payload included; a page holds
+   * at most {@code limit} jobs and at most about 1 MiB of payloads (always at least one job while
+   * any remain). Pass the page's {@link Page#nextCursor()} to get the next one.
+   *
+   * <p>Reads only, and bounded: each partition is asked for at most {@code limit} jobs per call,
+   * found in O(log N). A listing is not a snapshot: jobs that move while it is paged may appear on
+   * no page or on two (a job rescheduled past the cursor shows again); a job that stays put shows
+   * exactly once.
+   *
+   * @param cursor null for the first page, else a {@code nextCursor} of this same listing (same
+   *     queue and filter)
+   * @param limit 1 to 1000
+   * @throws InvalidRequestException when the cursor is not one this listing gave out, or the
+   *     limit is out of range
+   * @since 0.2.0
+   */
+  Page<JobInfo> listJobs(JobFilter filter, String cursor, int limit);
+
+  /**
+   * Deletes the queue: every job in every state, its dead letters, the ids remembered for the
+   * idempotency window, then its settings, and last its name from {@link Delayq#queueNames()}.
+   * First it pauses the queue, so no worker claims anything while it runs; then it removes at
+   * most 1,000 jobs per Redis call, partition by partition, so a large queue never blocks Redis
+   * for other clients. This client's cached handle is dropped: a later {@link Delayq#queue} starts
+   * a fresh queue with that name.
+   *
+   * <p>Without {@code force}, a queue whose workers hold jobs under running leases is refused,
+   * with nothing deleted. With it, those jobs are deleted too, and their holders' acks, nacks and
+   * extensions are refused from then on as for an expired lease. Leases that already ran out
+   * (their worker is gone) never block a delete.
+   *
+   * <p>Stop producers first. A job scheduled while the delete runs is deleted with the rest when
+   * it reaches its partition before the delete's last pass there; one that arrives after it (a
+   * producer still scheduling, or a handle obtained before the delete, in this process or another,
+   * which keeps addressing the same keys) survives in a queue that is no longer registered. Opening
+   * the queue again with {@link Delayq#queue} registers it again, and with the same partition count
+   * finds that job; calling {@code delete} again removes it.
+   *
+   * @param force whether to delete jobs that workers hold too
+   * @return how many jobs were deleted (scheduled, held and dead)
+   * @throws QueueBusyException when not forced and workers hold jobs of the queue
+   * @since 0.2.0
+   */
+  long delete(boolean force);
 }

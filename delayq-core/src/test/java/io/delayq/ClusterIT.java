@@ -139,6 +139,32 @@ class ClusterIT {
   }
 
   @Test
+  void listingMergesSixteenPartitionsOverEveryMasterAndDeleteLeavesNoKeyAnywhere() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("cluster-list"), 16);
+    java.time.Instant far = java.time.Instant.parse("2100-01-01T00:00:00Z");
+    List<JobRequest> requests = new ArrayList<>();
+    for (int i = 0; i < 3_000; i++) {
+      requests.add(JobRequest.of("p" + i).withId(String.format("job-%04d", i)).withRunAt(far.plusMillis(i / 10)));
+    }
+    queue.scheduleAll(requests);
+
+    List<String> listed = new ArrayList<>();
+    String cursor = null;
+    do {
+      Page<JobInfo> page = queue.admin().listJobs(JobFilter.SCHEDULED, cursor, 250);
+      page.items().forEach(job -> listed.add(job.id()));
+      cursor = page.nextCursor().orElse(null);
+    } while (cursor != null);
+    assertThat(listed).containsExactlyElementsOf(requests.stream().map(JobRequest::id).toList());
+
+    assertThat(queue.admin().delete(false)).isEqualTo(3_000);
+    for (RedisServerProcess master : cluster.masters()) {
+      assertThat(keysOfQueueOn(master, queue.name())).as("keys on master %s", master.uri()).isEmpty();
+    }
+    assertThat(delayq.existingQueue(queue.name())).isEmpty();
+  }
+
+  @Test
   void oneNodeUrlOrASeedListFindsTheWholeCluster() {
     RedisServerProcess replica = cluster.replicas().get(0);
     String seeds = replica.uri() + "," + cluster.masters().get(1).uri().replace("redis://", "");

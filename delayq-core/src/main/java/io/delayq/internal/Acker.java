@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Acker {
   private static final Logger log = LoggerFactory.getLogger(Acker.class);
-  private static final int MAX_PER_CALL = 500;
+  private static final int MAX_PER_CALL = Settling.MAX_ACKS_PER_CALL;
 
   private final Settling settling;
   private final int partition;

@@ -3,6 +3,7 @@ package io.delayq.internal;
 import io.delayq.DelayqClosedException;
 import io.delayq.InvalidRequestException;
 import io.delayq.JobQueue;
+import io.delayq.Page;
 import io.delayq.QueueConfigurationException;
 import io.delayq.RedisUnavailableException;
 import io.lettuce.core.ClientOptions;
@@ -16,6 +17,7 @@ import io.lettuce.core.resource.DefaultClientResources;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,6 +37,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class DelayqClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DelayqClient.class);
+
+  static final int MAX_QUEUE_NAMES_PER_PAGE = 1000;
+  private static final String QUEUE_NAMES_LISTING = "queues";
 
   private final ClientSettings settings;
   private final String displayUri;
@@ -153,6 +158,30 @@ public final class DelayqClient implements AutoCloseable {
   public List<String> queueNames() {
     checkOpen("queueNames()");
     return registry.queueNames();
+  }
+
+  /**
+   * At most {@code limit} queue names after the cursor's, sorted. The names are read whole (one
+   * {@code SMEMBERS}, cheap for thousands of queues) and cut here; what paging bounds is the work
+   * the caller does per name, such as reading its stats.
+   */
+  public Page<String> queueNames(String cursor, int limit) {
+    if (limit < 1 || limit > MAX_QUEUE_NAMES_PER_PAGE) {
+      throw new InvalidRequestException("limit", "must be between 1 and " + MAX_QUEUE_NAMES_PER_PAGE + "; got " + limit);
+    }
+    String after = cursor == null ? null : Cursors.decode(QUEUE_NAMES_LISTING, cursor).member();
+    checkOpen("queueNames()");
+    List<String> names = registry.queueNames();
+    int from = 0;
+    if (after != null) {
+      int at = Collections.binarySearch(names, after);
+      from = at >= 0 ? at + 1 : -at - 1;
+    }
+    int to = Math.min(names.size(), from + limit);
+    List<String> page = names.subList(from, to);
+    Optional<String> next =
+        to < names.size() ? Optional.of(Cursors.encode(QUEUE_NAMES_LISTING, 0, page.get(page.size() - 1))) : Optional.empty();
+    return new Page<>(page, next);
   }
 
   /** The queue if it has been used before; never creates one. */

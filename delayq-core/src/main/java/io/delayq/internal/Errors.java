@@ -37,18 +37,28 @@ public final class Errors {
     try {
       return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      throw new OutcomeUnknownException(
-          "Redis at " + redisUri + " did not answer within " + timeout + ", so the call may or may not"
-              + " have taken effect (the command may still run once the link recovers). Check that Redis"
-              + " is running and not overloaded, or raise commandTimeout",
-          e);
+      throw noAnswer(redisUri, timeout, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new OutcomeUnknownException(
-          "interrupted while waiting for Redis at " + redisUri + "; the call may or may not have taken effect", e);
+      throw interrupted(redisUri, e);
     } catch (ExecutionException | CompletionException | CancellationException e) {
       throw translate(e, redisUri, queue, id, token);
     }
+  }
+
+  /** A call Redis did not answer within {@code timeout}. */
+  static OutcomeUnknownException noAnswer(String redisUri, Duration timeout, Throwable cause) {
+    return new OutcomeUnknownException(
+        "Redis at " + redisUri + " did not answer within " + timeout + ", so the call may or may not"
+            + " have taken effect (the command may still run once the link recovers). Check that Redis"
+            + " is running and not overloaded, or raise commandTimeout",
+        cause);
+  }
+
+  /** A call whose caller was interrupted while it waited for the answer. */
+  static OutcomeUnknownException interrupted(String redisUri, Throwable cause) {
+    return new OutcomeUnknownException(
+        "interrupted while waiting for Redis at " + redisUri + "; the call may or may not have taken effect", cause);
   }
 
   public static RuntimeException translate(

@@ -1,6 +1,7 @@
 package io.delayq.internal;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Every Redis key and channel name delayq uses, built here and nowhere else. All keys of one
@@ -37,24 +38,37 @@ public final class Keys {
     return PREFIX + ":probe:" + clientId;
   }
 
+  /**
+   * The keys of partition {@code partition}, built anew on each call: a queue with many partitions
+   * costs no memory per partition while it is not used, and building them costs far less than the
+   * round trip of the script they are for.
+   */
   public static Partition partition(String queue, int partition) {
-    String tag = "{" + PREFIX + ":" + queue + ":" + partition + "}";
-    return new Partition(
-        partition,
-        new byte[][] {
-          bytes(tag + ":scheduled"),
-          bytes(tag + ":active"),
-          bytes(tag + ":jobs"),
-          bytes(tag + ":attempts"),
-          bytes(tag + ":errors"),
-          bytes(tag + ":dead"),
-          bytes(tag + ":paused"),
-          bytes(tag + ":leases"),
-          bytes(tag + ":done:a"),
-          bytes(tag + ":done:b"),
-          bytes(tag + ":done:starts")
-        });
+    byte[] tag = bytes("{" + PREFIX + ":" + queue + ":" + partition + "}");
+    byte[][] keys = new byte[PARTITION_KEY_SUFFIXES.length][];
+    for (int i = 0; i < keys.length; i++) {
+      byte[] suffix = PARTITION_KEY_SUFFIXES[i];
+      byte[] key = Arrays.copyOf(tag, tag.length + suffix.length);
+      System.arraycopy(suffix, 0, key, tag.length, suffix.length);
+      keys[i] = key;
+    }
+    return new Partition(partition, keys);
   }
+
+  /** After the partition's hash tag, in the order of {@link Partition}'s keys. */
+  private static final byte[][] PARTITION_KEY_SUFFIXES = {
+    bytes(":scheduled"),
+    bytes(":active"),
+    bytes(":jobs"),
+    bytes(":attempts"),
+    bytes(":errors"),
+    bytes(":dead"),
+    bytes(":paused"),
+    bytes(":leases"),
+    bytes(":done:a"),
+    bytes(":done:b"),
+    bytes(":done:starts")
+  };
 
   static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);

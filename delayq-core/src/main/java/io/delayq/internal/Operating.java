@@ -1,9 +1,11 @@
 package io.delayq.internal;
 
 import io.delayq.InvalidRequestException;
+import io.delayq.JobFilter;
 import io.delayq.JobInfo;
 import io.delayq.JobRequest;
 import io.delayq.JobState;
+import io.delayq.Page;
 import io.delayq.QueueAdmin;
 import io.delayq.QueueDefaults;
 import io.delayq.QueueStats;
@@ -18,14 +20,18 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
-/** The operator's calls on one queue: counts, pause, dead letters, stored defaults. */
+/** The operator's calls on one queue: counts, listings, pause, dead letters, stored defaults, deletion. */
 final class Operating implements QueueAdmin {
   private final QueueContext queue;
   private final DelayqClient client;
+  private final JobListing listing;
+  private final QueueDeletion deletion;
 
   Operating(QueueContext queue) {
     this.queue = queue;
     this.client = queue.client;
+    this.listing = new JobListing(queue);
+    this.deletion = new QueueDeletion(queue);
   }
 
   @Override
@@ -47,6 +53,16 @@ final class Operating implements QueueAdmin {
       paused |= (Long) r.get(5) == 1L;
     }
     return new QueueStats(queue.name, queue.partitionCount(), scheduled, due, active, expired, dead, paused);
+  }
+
+  @Override
+  public Page<JobInfo> listJobs(JobFilter filter, String cursor, int limit) {
+    return listing.list(filter, cursor, limit);
+  }
+
+  @Override
+  public long delete(boolean force) {
+    return deletion.delete(force);
   }
 
   @Override

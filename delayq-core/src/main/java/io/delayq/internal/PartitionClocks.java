@@ -9,18 +9,25 @@ package io.delayq.internal;
  */
 final class PartitionClocks {
   private final Ticker ticker;
-  /** Per partition: the node's clock minus the local monotonic clock, in microseconds. */
-  private final long[] offsetMicros;
-  private final boolean[] known;
+  private final int partitions;
+  /**
+   * Per partition: the node's clock minus the local monotonic clock, in microseconds; made at the
+   * first observation, so that a queue handle nobody claims from holds nothing per partition.
+   */
+  private long[] offsetMicros;
+  private boolean[] known;
 
   PartitionClocks(Ticker ticker, int partitions) {
     this.ticker = ticker;
-    this.offsetMicros = new long[partitions];
-    this.known = new boolean[partitions];
+    this.partitions = partitions;
   }
 
   /** Records a server time read between two local readings. */
   synchronized void observe(int p, long redisMicros, long sentNanos, long arrivedNanos) {
+    if (offsetMicros == null) {
+      offsetMicros = new long[partitions];
+      known = new boolean[partitions];
+    }
     long localMid = (sentNanos / 2 + arrivedNanos / 2) / 1000;
     offsetMicros[p] = redisMicros - localMid;
     known[p] = true;
@@ -28,7 +35,7 @@ final class PartitionClocks {
 
   /** The local monotonic time at which partition {@code p}'s node reads {@code epochMillis}. */
   synchronized long localNanosAt(int p, long epochMillis) {
-    if (!known[p]) {
+    if (known == null || !known[p]) {
       return ticker.nanoTime();
     }
     long micros = epochMillis * 1000 - offsetMicros[p];

@@ -5,6 +5,8 @@ import io.delayq.InvalidRequestException;
 import io.delayq.JobState;
 import io.delayq.LeasedJob;
 import io.delayq.PullConsumer;
+import io.delayq.PullConsumer.Settled;
+import io.delayq.PullConsumer.Settlement;
 import io.delayq.OutcomeUnknownException;
 import java.time.Duration;
 import java.time.Instant;
@@ -194,6 +196,26 @@ final class Puller implements PullConsumer {
     queue.checkOpen("nack");
     Duration wait = retryIn != null ? retryIn : Backoff.DEFAULT.delayAfter(1, ThreadLocalRandom.current());
     return queue.await(settling.nack(id, token, Rules.delayMillis(wait), false, error), id, token);
+  }
+
+  @Override
+  public List<Settled> settleAll(List<Settlement> settlements) {
+    Objects.requireNonNull(settlements, "settlements");
+    if (settlements.size() > MAX_SETTLEMENTS) {
+      throw new InvalidRequestException(
+          "settlements", "holds " + settlements.size() + "; at most " + MAX_SETTLEMENTS + " are settled per call."
+              + " Split them over several calls");
+    }
+    for (int i = 0; i < settlements.size(); i++) {
+      if (settlements.get(i) == null) {
+        throw new InvalidRequestException("settlements[" + i + "]", "is null; pass a Settlement.ack or Settlement.nack");
+      }
+    }
+    if (settlements.isEmpty()) {
+      return List.of();
+    }
+    queue.checkOpen("settleAll");
+    return settling.settleAll(settlements);
   }
 
   @Override

@@ -15,37 +15,38 @@ final class QueueContext {
 
   final DelayqClient client;
   final String name;
-  private final Keys.Partition[] partitions;
+  private final int partitionCount;
   private final byte[] wakeChannel;
-  private final byte[][][] shared;
+  private final byte[] deadCap;
+  private final byte[] deadAge;
+  private final byte[] window;
+  private final byte[] doneCap;
 
+  // why: nothing here is per partition. A handle of a 1024-partition queue used to hold every
+  // partition's keys and arguments, about 650 bytes each (0.65 MB a handle); a process that
+  // touched many wide queues ran out of heap. Keys are built per call instead (see Keys.partition).
   QueueContext(DelayqClient client, String name, int partitionCount) {
     this.client = client;
     this.name = name;
-    this.partitions = new Keys.Partition[partitionCount];
+    this.partitionCount = partitionCount;
     this.wakeChannel = Keys.bytes(Keys.wakeChannel(name));
-    this.shared = new byte[partitionCount][][];
     ClientSettings s = client.settings();
-    byte[] deadCap = number(Math.max(1, (s.deadLetterLimit() + partitionCount - 1) / partitionCount));
-    byte[] deadAge = number(s.deadLetterRetention().toMillis());
-    byte[] window = number(s.idempotencyWindow().toMillis());
-    byte[] doneCap = number(DONE_IDS_PER_GENERATION);
-    for (int p = 0; p < partitionCount; p++) {
-      partitions[p] = Keys.partition(name, p);
-      shared[p] = new byte[][] {ServerTime.IN_SCRIPT, wakeChannel, number(p), deadCap, deadAge, window, doneCap};
-    }
+    this.deadCap = number(Math.max(1, (s.deadLetterLimit() + partitionCount - 1) / partitionCount));
+    this.deadAge = number(s.deadLetterRetention().toMillis());
+    this.window = number(s.idempotencyWindow().toMillis());
+    this.doneCap = number(DONE_IDS_PER_GENERATION);
   }
 
   int partitionCount() {
-    return partitions.length;
+    return partitionCount;
   }
 
   Keys.Partition partition(int p) {
-    return partitions[p];
+    return Keys.partition(name, p);
   }
 
   int partitionOf(String id) {
-    return Ids.partitionOf(id, partitions.length);
+    return Ids.partitionOf(id, partitionCount);
   }
 
   String wakeChannelName() {
@@ -59,9 +60,15 @@ final class QueueContext {
   /** Runs {@code script} on partition {@code p} with the shared arguments and then {@code own}. */
   <T> CompletableFuture<T> run(ScriptRunner runner, Script script, int p, byte[]... own) {
     byte[][] args = new byte[SHARED_ARGS + own.length][];
-    System.arraycopy(shared[p], 0, args, 0, SHARED_ARGS);
+    args[0] = ServerTime.IN_SCRIPT;
+    args[1] = wakeChannel;
+    args[2] = number(p);
+    args[3] = deadCap;
+    args[4] = deadAge;
+    args[5] = window;
+    args[6] = doneCap;
     System.arraycopy(own, 0, args, SHARED_ARGS, own.length);
-    return runner.run(script, partitions[p].keys(), args);
+    return runner.run(script, partition(p).keys(), args);
   }
 
   /** Waits for a caller's synchronous call and maps its failure. */

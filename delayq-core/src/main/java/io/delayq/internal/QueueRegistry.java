@@ -10,14 +10,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The queues a client knows: their stored partition counts, and a handle per queue. Handles are
- * a few small objects each, kept for the most recently used queues only, so that a process that
- * touches many queue names over time does not grow without end.
+ * a few small objects each, whatever the partition count (under a kilobyte until claimed from;
+ * see QueueFootprintIT), kept for the {@value #MAX_CACHED_QUEUES} most recently used queues only,
+ * so that a process that touches many queue names over time does not grow without end.
+ *
+ * <p>An evicted handle stays fully usable by whoever holds it (running workers, a pull loop):
+ * nothing in a handle depends on its being cached, and two handles of one queue share everything
+ * that must be shared through Redis and the client. Making a handle again costs one round trip.
  */
 final class QueueRegistry {
   static final int MAX_CACHED_QUEUES = 1024;
+
+  private static final byte[] PARTITIONS_FIELD = Keys.bytes("partitions");
 
   private final DelayqClient client;
   private final Map<String, QueueHandle> queues =
@@ -43,7 +51,7 @@ final class QueueRegistry {
     }
     int stored = loadOrCreateSettings(name, partitions == 0 ? 1 : partitions);
     requireSamePartitions(name, stored, partitions);
-    return queues.computeIfAbsent(name, n -> new QueueHandle(client, n, stored));
+    return cache(name, stored);
   }
 
   /** Queue handles held now; at most {@link #MAX_CACHED_QUEUES}. */
@@ -74,25 +82,48 @@ final class QueueRegistry {
     return members.stream().map(m -> new String(m, StandardCharsets.UTF_8)).sorted().toList();
   }
 
-  /** The queue if it has been used before; never creates one. */
+  /**
+   * The queue if it has been used before; never creates one, nor writes anything. A queue exists
+   * while its settings hash holds a partition count: a delete removes that hash before the name.
+   */
   Optional<JobQueue> existingQueue(String name) {
     Rules.checkQueueName(name);
     QueueHandle cached = queues.get(name);
     if (cached != null) {
       return Optional.of(cached);
     }
-    Boolean known =
-        client.await(client.async().sismember(Keys.bytes(Keys.registry()), Keys.bytes(name)).toCompletableFuture(), name, null, 0);
-    return Boolean.TRUE.equals(known) ? Optional.of(queue(name, 0)) : Optional.empty();
+    byte[] stored = client.await(
+        client.async().hget(Keys.bytes(Keys.settings(name)), PARTITIONS_FIELD).toCompletableFuture(), name, null, 0);
+    if (stored == null) {
+      return Optional.empty();
+    }
+    return Optional.of(cache(name, parsePartitions(name, stored)));
   }
 
+  /** Drops the handle of a deleted queue, so that its next use starts fresh. */
+  void forget(String name) {
+    queues.remove(name);
+  }
+
+  private QueueHandle cache(String name, int partitions) {
+    return queues.computeIfAbsent(name, n -> new QueueHandle(client, n, partitions));
+  }
+
+  /** Writes the count unless one is stored, and reads the one in force: one pipelined round trip. */
   private int loadOrCreateSettings(String name, int partitions) {
     byte[] key = Keys.bytes(Keys.settings(name));
-    byte[] field = Keys.bytes("partitions");
     RedisClusterAsyncCommands<byte[], byte[]> redis = client.async();
-    client.await(redis.hsetnx(key, field, Keys.bytes(Integer.toString(partitions))).toCompletableFuture(), name, null, 0);
-    client.await(redis.sadd(Keys.bytes(Keys.registry()), Keys.bytes(name)).toCompletableFuture(), name, null, 0);
-    byte[] stored = client.await(redis.hget(key, field).toCompletableFuture(), name, null, 0);
+    // why: sent together on one connection; Redis runs them in order, so the HGET sees the HSETNX
+    CompletableFuture<Boolean> created =
+        redis.hsetnx(key, PARTITIONS_FIELD, Keys.bytes(Integer.toString(partitions))).toCompletableFuture();
+    CompletableFuture<Long> registered = redis.sadd(Keys.bytes(Keys.registry()), Keys.bytes(name)).toCompletableFuture();
+    CompletableFuture<byte[]> stored = redis.hget(key, PARTITIONS_FIELD).toCompletableFuture();
+    client.await(created, name, null, 0);
+    client.await(registered, name, null, 0);
+    return parsePartitions(name, client.await(stored, name, null, 0));
+  }
+
+  private static int parsePartitions(String name, byte[] stored) {
     try {
       return Integer.parseInt(new String(stored, StandardCharsets.US_ASCII));
     } catch (RuntimeException e) {

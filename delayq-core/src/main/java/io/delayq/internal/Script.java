@@ -28,7 +28,10 @@ public enum Script {
   DELETE_DEAD("delete-dead.lua", ScriptOutputType.INTEGER),
   INSPECT("inspect.lua", ScriptOutputType.MULTI),
   STATS("stats.lua", ScriptOutputType.MULTI),
-  LIST_DEAD("list-dead.lua", ScriptOutputType.MULTI);
+  LIST_DEAD("list-dead.lua", ScriptOutputType.MULTI),
+  LIST_JOBS("list-jobs.lua", ScriptOutputType.MULTI),
+  HOLD_FOR_DELETE("hold-for-delete.lua", ScriptOutputType.MULTI),
+  PURGE("purge.lua", ScriptOutputType.MULTI);
 
   private final String fileName;
   private final ScriptOutputType outputType;

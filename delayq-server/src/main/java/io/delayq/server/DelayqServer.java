@@ -24,8 +24,14 @@ final class DelayqServer {
   static final Duration DRAIN = Duration.ofSeconds(10);
   private static final Pattern VERSION = Pattern.compile("v=(\\S+)");
 
+  /** Partitions a queue created or configured over HTTP may have, unless {@code --max-partitions} says otherwise. */
+  static final int DEFAULT_MAX_PARTITIONS = 64;
+  /** The core's own limit (see {@code Delayq.queue(name, partitions)}), which {@code --max-partitions} cannot raise. */
+  static final int PARTITIONS_LIMIT = 1024;
+
   /** What {@code serve} was asked for, already checked. */
-  record Settings(String bind, int port, String redisUrl, String redisSource, String token, Path dataDir, HttpSettings http) {}
+  record Settings(String bind, int port, String redisUrl, String redisSource, String token, Path dataDir,
+      int maxPartitions, HttpSettings http) {}
 
   private final RedisServerProcess embedded;
   private final Delayq delayq;
@@ -64,7 +70,7 @@ final class DelayqServer {
         log.info("using Redis at {} (from {})", redact(redisUrl), settings.redisSource());
       }
       delayq = Delayq.connect(redisUrl);
-      ApiServer api = ApiServer.start(delayq, settings.http());
+      ApiServer api = ApiServer.start(delayq, settings.http(), settings.maxPartitions());
       DelayqServer server = new DelayqServer(embedded, delayq, api);
       log.info("delayq server listening on {} ({})", api.baseUrl(settings.bind()),
           api.requiresToken() ? "bearer token required" : "no token: every caller that reaches this address may use it");

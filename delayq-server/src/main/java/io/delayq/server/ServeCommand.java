@@ -81,6 +81,11 @@ public final class ServeCommand implements Callable<Integer> {
           + " (env DELAYQ_LOG_LEVEL, default ${DEFAULT-VALUE}).")
   String logLevel;
 
+  @Option(names = "--max-partitions", defaultValue = "${env:DELAYQ_MAX_PARTITIONS:-" + DelayqServer.DEFAULT_MAX_PARTITIONS + "}",
+      description = "Most partitions a queue created or configured over HTTP may have, 1 to 1024"
+          + " (env DELAYQ_MAX_PARTITIONS, default ${DEFAULT-VALUE}). Each partition costs Redis calls on every claim and stats.")
+  int maxPartitions;
+
   @Override
   public Integer call() {
     PrintWriter err = spec != null ? spec.commandLine().getErr() : new PrintWriter(System.err, true);
@@ -143,6 +148,10 @@ public final class ServeCommand implements Callable<Integer> {
             + " may read it");
       }
     }
+    if (maxPartitions < 1 || maxPartitions > DelayqServer.PARTITIONS_LIMIT) {
+      throw new UsageException("--max-partitions (DELAYQ_MAX_PARTITIONS) must be between 1 and "
+          + DelayqServer.PARTITIONS_LIMIT + "; got " + maxPartitions);
+    }
     String redis = redisUrl == null || redisUrl.isBlank() ? null : redisUrl.trim();
     String source = redis == null ? null : (System.getenv("REDIS_URL") != null && redis.equals(System.getenv("REDIS_URL").trim()) ? "REDIS_URL" : "--redis");
     String listenOn = bindAddress.isEmpty() ? "127.0.0.1" : bindAddress;
@@ -151,7 +160,7 @@ public final class ServeCommand implements Callable<Integer> {
         tlsCertificate, tlsKey, allowedHosts == null ? List.of() : allowedHosts.stream().map(String::trim)
             .filter(h -> !h.isEmpty()).toList());
     return new DelayqServer.Settings(
-        listenOn, port, redis, source, bearer, dataDir == null ? Path.of("data") : dataDir, http);
+        listenOn, port, redis, source, bearer, dataDir == null ? Path.of("data") : dataDir, maxPartitions, http);
   }
 
   /** The token from --token or --token-file, trimmed; null when neither is set. */

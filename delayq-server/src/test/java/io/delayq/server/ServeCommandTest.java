@@ -28,6 +28,17 @@ class ServeCommandTest {
   }
 
   @Test
+  void capsPartitionsPerQueueAt64UnlessToldOtherwiseWithinTheCoresLimit() {
+    assertThat(settings("--token", "").maxPartitions()).isEqualTo(64);
+    assertThat(settings("--token", "", "--max-partitions", "1024").maxPartitions()).isEqualTo(1024);
+    assertThatThrownBy(() -> settings("--token", "", "--max-partitions", "1025"))
+        .isInstanceOf(ServeCommand.UsageException.class)
+        .hasMessageContaining("--max-partitions (DELAYQ_MAX_PARTITIONS) must be between 1 and 1024; got 1025");
+    assertThatThrownBy(() -> settings("--token", "", "--max-partitions", "0"))
+        .isInstanceOf(ServeCommand.UsageException.class);
+  }
+
+  @Test
   void refusesANonLoopbackBindWithoutAToken() {
     assertThatThrownBy(() -> settings("--bind", "0.0.0.0", "--token", ""))
         .isInstanceOf(ServeCommand.UsageException.class)

@@ -42,6 +42,22 @@ interface Backend extends AutoCloseable {
 
   void deleteDead(String queue, String id);
 
+  /**
+   * One page of a queue's jobs in one state.
+   *
+   * @param cursor null for the first page, else the {@link JobPage#nextCursor} of the previous one
+   * @param limit most jobs on the page
+   */
+  JobPage listJobs(String queue, ListedState state, String cursor, int limit);
+
+  /**
+   * Deletes a queue and all its jobs; refused (exit code 4) while workers hold some of them, unless
+   * {@code force}.
+   *
+   * @return how many jobs were deleted with it
+   */
+  long deleteQueue(String queue, boolean force);
+
   @Override
   void close();
 
@@ -54,6 +70,33 @@ interface Backend extends AutoCloseable {
    * @param runAt when, or null (at most one of delay and runAt)
    * @param maxAttempts attempts, or null for the queue's default
    * @param keep whether an existing job with the id stays as it is
+   * @param partitions partitions of the queue if this creates it, or null for one (an existing queue
+   *     with another count refuses, exit code 4)
    */
-  record Enqueue(String id, byte[] payload, Duration delay, Instant runAt, Integer maxAttempts, boolean keep) {}
+  record Enqueue(
+      String id, byte[] payload, Duration delay, Instant runAt, Integer maxAttempts, boolean keep, Integer partitions) {}
+
+  /** The states {@code delayq jobs ls} lists; {@code due} is the scheduled jobs whose time has come. */
+  enum ListedState {
+    SCHEDULED,
+    DUE,
+    ACTIVE,
+    DEAD;
+
+    /** As the HTTP API and the command line write it. */
+    String label() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /**
+   * A page of jobs.
+   *
+   * @param nextCursor where the next page starts, or null when this is the last
+   */
+  record JobPage(List<JobInfo> jobs, String nextCursor) {
+    public JobPage {
+      jobs = List.copyOf(jobs);
+    }
+  }
 }

@@ -30,11 +30,11 @@ abstract class BackendCommand implements Callable<Integer> {
         return run(backend);
       }
     } catch (CliException e) {
-      err().println(spec.qualifiedName() + ": " + e.getMessage());
+      err().println(TerminalText.line(spec.qualifiedName() + ": " + e.getMessage()));
       return e.exitCode();
     } catch (RuntimeException e) {
-      err().println(spec.qualifiedName() + ": unexpected error: " + e
-          + ". Please report it with the command you ran");
+      err().println(TerminalText.line(spec.qualifiedName() + ": unexpected error: " + e
+          + ". Please report it with the command you ran"));
       if (System.getenv("DELAYQ_DEBUG") != null) {
         e.printStackTrace(err());
       }

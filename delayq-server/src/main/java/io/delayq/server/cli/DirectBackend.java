@@ -5,6 +5,9 @@ import io.delayq.DelayqException;
 import io.delayq.DuplicatePolicy;
 import io.delayq.InvalidRequestException;
 import io.delayq.JobActiveException;
+import io.delayq.JobFilter;
+import io.delayq.Page;
+import io.delayq.QueueBusyException;
 import io.delayq.JobInfo;
 import io.delayq.JobNotFoundException;
 import io.delayq.JobQueue;
@@ -73,7 +76,7 @@ final class DirectBackend implements Backend {
       } else if (request.runAt() != null) {
         job = job.withRunAt(request.runAt());
       }
-      JobQueue q = delayq.queue(queue);
+      JobQueue q = request.partitions() == null ? delayq.queue(queue) : delayq.queue(queue, request.partitions());
       if (request.maxAttempts() == null) {
         job = job.withMaxAttempts(q.admin().defaults().maxAttempts());
       }
@@ -113,7 +116,7 @@ final class DirectBackend implements Backend {
         try {
           delayq.existingQueue(name).ifPresent(q -> all.add(q.admin().stats()));
         } catch (io.delayq.RedisCommandException broken) {
-          System.err.println("delayq stats: skipping queue '" + name + "': " + broken.getMessage());
+          System.err.println(TerminalText.line("delayq stats: skipping queue '" + name + "': " + broken.getMessage()));
         }
       }
       return all;
@@ -167,13 +170,32 @@ final class DirectBackend implements Backend {
   }
 
   @Override
+  public JobPage listJobs(String queue, ListedState state, String cursor, int limit) {
+    return call(() -> {
+      Page<JobInfo> page = existing(queue).admin().listJobs(JobFilter.valueOf(state.name()), cursor, limit);
+      return new JobPage(page.items(), page.nextCursor().orElse(null));
+    });
+  }
+
+  @Override
+  public long deleteQueue(String queue, boolean force) {
+    return call(() -> {
+      try {
+        return existing(queue).admin().delete(force);
+      } catch (QueueBusyException e) {
+        throw new CliException(ExitCodes.CONFLICT, e.getMessage() + "; `delayq delete-queue " + queue
+            + " --force` deletes it anyway, with the jobs workers hold now", e);
+      }
+    });
+  }
+
+  @Override
   public void close() {
     delayq.close();
   }
 
   private JobQueue existing(String queue) {
-    return delayq.existingQueue(queue).orElseThrow(() -> CliException.notFound(
-        "no queue '" + queue + "' on Redis at " + target + "; `delayq stats` lists the queues there"));
+    return delayq.existingQueue(queue).orElseThrow(() -> CliException.notFound(Format.noSuchQueue(queue, target)));
   }
 
   /** Runs one core call, turning its exceptions into exit codes. */

@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.Locale;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -19,7 +21,9 @@ import picocli.CommandLine.Parameters;
     mixinStandardHelpOptions = true,
     description = {
       "Schedules a job: due now, after --delay, or --at an instant.",
-      "Prints its id and due time. Creates the queue on first use."
+      "Prints its id and due time. Creates the queue on first use (with --partitions N partitions).",
+      "A payload read from stdin (-) or a file (@path) loses one trailing newline (\\n or \\r\\n) if it is"
+          + " text, as $(cat file) would; --raw keeps every byte. A payload is at most 1,048,576 bytes."
     },
     footer = {
       "",
@@ -27,15 +31,29 @@ import picocli.CommandLine.Parameters;
       "  delayq enqueue orders '{\"order\":42}' --id order-42 --delay 30m",
       "  delayq enqueue calls 'call Ann' --at 2026-12-01T09:00:00Z --max-attempts 3",
       "  echo '{\"order\":43}' | delayq enqueue orders - --id order-43 --delay 1h --keep",
+      "  delayq enqueue images @thumbnail.png --raw --partitions 8",
       "  ID=$(delayq enqueue -q hooks @body.json --delay 5s --redis redis://db:6379)"
     })
 public final class EnqueueCommand extends BackendCommand {
+  /** The largest payload: delayq-core's default, which the server uses too. */
+  static final int MAX_PAYLOAD_BYTES = io.delayq.Delayq.Builder.DEFAULT_MAX_PAYLOAD_BYTES;
+  static final int MAX_PARTITIONS = 1024;
+
   @Parameters(index = "0", paramLabel = "QUEUE", description = "The queue (1-128 of letters, digits, . _ - :).")
   String queue;
 
   @Parameters(index = "1", paramLabel = "PAYLOAD",
-      description = "The payload text; - reads it from stdin, @path from a file (both as bytes).")
+      description = "The payload text; - reads it from stdin, @path from a file (see --raw).")
   String payload;
+
+  @Option(names = "--raw",
+      description = "Keep a payload from stdin or a file exactly as it is, trailing newline included.")
+  boolean raw;
+
+  @Option(names = "--partitions", paramLabel = "N",
+      description = "Partitions of the queue if this creates it (1-1024, default 1). A queue that exists keeps"
+          + " its count: another one is refused (exit code 4).")
+  Integer partitions;
 
   @Option(names = "--id", paramLabel = "ID",
       description = "The job's id (at most 256 UTF-8 bytes); generated when left out.")
@@ -59,13 +77,17 @@ public final class EnqueueCommand extends BackendCommand {
 
   @Override
   void prepare() {
+    if (partitions != null && (partitions < 1 || partitions > MAX_PARTITIONS)) {
+      throw CliException.usage("--partitions must be from 1 to " + MAX_PARTITIONS + "; got " + partitions);
+    }
     bytes = readPayload();
   }
 
   @Override
   int run(Backend backend) {
     ScheduledJob job = backend.schedule(queue,
-        new Backend.Enqueue(id, bytes, when == null ? null : when.delay, when == null ? null : when.at, maxAttempts, keep));
+        new Backend.Enqueue(id, bytes, when == null ? null : when.delay, when == null ? null : when.at, maxAttempts, keep,
+            partitions));
     if (quiet) {
       out().println(job.id());
     } else if (job.runAt() == null) {
@@ -85,15 +107,15 @@ public final class EnqueueCommand extends BackendCommand {
   private byte[] readPayload() {
     if (payload.equals("-")) {
       try (InputStream in = System.in) {
-        return in.readAllBytes();
+        return fromStream(in, "on stdin");
       } catch (IOException e) {
         throw new CliException(ExitCodes.FAILED, "cannot read the payload from stdin: " + e.getMessage(), e);
       }
     }
     if (payload.startsWith("@")) {
       Path file = Path.of(payload.substring(1));
-      try {
-        return Files.readAllBytes(file);
+      try (InputStream in = Files.newInputStream(file)) {
+        return fromStream(in, "in " + file);
       } catch (NoSuchFileException e) {
         throw CliException.usage("payload file " + file + " does not exist; give @path of a file,"
             + " or pipe text starting with @ through - (stdin)");
@@ -101,6 +123,41 @@ public final class EnqueueCommand extends BackendCommand {
         throw CliException.usage("cannot read payload file " + file + ": " + e.getMessage());
       }
     }
-    return payload.getBytes(StandardCharsets.UTF_8);
+    byte[] typed = payload.getBytes(StandardCharsets.UTF_8);
+    if (typed.length > MAX_PAYLOAD_BYTES) {
+      throw tooLarge("given", typed.length + " bytes, more than the limit of " + String.format(Locale.ROOT, "%,d", MAX_PAYLOAD_BYTES));
+    }
+    return typed;
+  }
+
+  /**
+   * Reads at most the limit and a line end more, so that an endless source ({@code /dev/zero}, a
+   * pipe that never closes its end aside) is refused at the limit instead of filling the heap.
+   */
+  private byte[] fromStream(InputStream in, String where) throws IOException {
+    byte[] read = in.readNBytes(MAX_PAYLOAD_BYTES + 2 + 1);
+    byte[] kept = raw ? read : withoutTrailingNewline(read);
+    if (kept.length > MAX_PAYLOAD_BYTES) {
+      throw tooLarge(where, "larger than the limit of " + String.format(Locale.ROOT, "%,d", MAX_PAYLOAD_BYTES) + " bytes");
+    }
+    return kept;
+  }
+
+  private static CliException tooLarge(String where, String size) {
+    return CliException.usage("the payload " + where + " is " + size
+        + "; store the body elsewhere (a file store, a database) and enqueue its key instead");
+  }
+
+  /**
+   * Text without one trailing {@code \n} or {@code \r\n}: what {@code echo} and editors add. Bytes that
+   * are not UTF-8 text are kept whole, since a last 0x0A there is data.
+   */
+  static byte[] withoutTrailingNewline(byte[] bytes) {
+    int n = bytes.length;
+    if (n == 0 || bytes[n - 1] != '\n' || HttpBackend.utf8(bytes) == null) {
+      return bytes;
+    }
+    int end = n >= 2 && bytes[n - 2] == '\r' ? n - 2 : n - 1;
+    return Arrays.copyOf(bytes, end);
   }
 }

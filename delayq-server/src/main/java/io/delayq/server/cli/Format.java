@@ -68,6 +68,15 @@ final class Format {
     return url.replaceAll("//[^@/,]*@", "//***@");
   }
 
+  /**
+   * No queue by this name at {@code target} (a server URL or a Redis URL): said the CLI way, with
+   * the command that makes one.
+   */
+  static String noSuchQueue(String queue, String target) {
+    return "no queue '" + queue + "' at " + target + "; `delayq enqueue " + queue + " PAYLOAD` creates it with its"
+        + " first job (add --partitions N for more than one partition), and `delayq stats` lists the queues there";
+  }
+
   static String noSuchJob(String queue, String id) {
     return "job '" + id + "' in queue '" + queue + "': no such job; it may have run, been cancelled, or never existed";
   }
@@ -95,40 +104,51 @@ final class Format {
 
   /**
    * A table: the header, then the rows, columns separated by two spaces. Columns listed in {@code
-   * rightAligned} (numbers) are aligned right; the last column is not padded.
+   * rightAligned} (numbers) are aligned right; the last column is not padded. Cells are escaped
+   * with {@link TerminalText#line} first, so that they are measured as they are shown.
    */
   static String table(List<String> header, List<List<String>> rows, int... rightAligned) {
-    int columns = header.size();
-    int[] widths = new int[columns];
     List<List<String>> all = new ArrayList<>();
     all.add(header);
     all.addAll(rows);
-    for (List<String> row : all) {
-      for (int c = 0; c < columns; c++) {
-        widths[c] = Math.max(widths[c], row.get(c).length());
-      }
-    }
+    int[] widths = widths(all);
     StringBuilder out = new StringBuilder();
     for (List<String> row : all) {
-      StringBuilder line = new StringBuilder();
-      for (int c = 0; c < columns; c++) {
-        String cell = row.get(c);
-        String pad = " ".repeat(widths[c] - cell.length());
-        if (c > 0) {
-          line.append("  ");
-        }
-        if (contains(rightAligned, c)) {
-          line.append(pad).append(cell);
-        } else {
-          line.append(cell);
-          if (c < columns - 1) {
-            line.append(pad);
-          }
-        }
-      }
-      out.append(line.toString().stripTrailing()).append(System.lineSeparator());
+      out.append(row(row, widths, rightAligned));
     }
     return out.toString();
+  }
+
+  /** The width of each column: its widest cell as shown. */
+  static int[] widths(List<List<String>> rows) {
+    int[] widths = new int[rows.get(0).size()];
+    for (List<String> row : rows) {
+      for (int c = 0; c < widths.length; c++) {
+        widths[c] = Math.max(widths[c], TerminalText.line(row.get(c)).length());
+      }
+    }
+    return widths;
+  }
+
+  /** One line of a table laid out by {@code widths}; a wider cell pushes the rest of its row right. */
+  static String row(List<String> row, int[] widths, int... rightAligned) {
+    StringBuilder line = new StringBuilder();
+    for (int c = 0; c < widths.length; c++) {
+      String cell = TerminalText.line(row.get(c));
+      String pad = " ".repeat(Math.max(0, widths[c] - cell.length()));
+      if (c > 0) {
+        line.append("  ");
+      }
+      if (contains(rightAligned, c)) {
+        line.append(pad).append(cell);
+      } else {
+        line.append(cell);
+        if (c < widths.length - 1) {
+          line.append(pad);
+        }
+      }
+    }
+    return line.toString().stripTrailing() + System.lineSeparator();
   }
 
   private static boolean contains(int[] values, int value) {

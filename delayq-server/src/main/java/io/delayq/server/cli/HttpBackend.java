@@ -27,6 +27,8 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The commands done through a running {@code delayq serve}, over the HTTP API v1 exactly as
@@ -37,6 +39,10 @@ final class HttpBackend implements Backend {
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
   private static final ObjectMapper JSON = new ObjectMapper();
+  static final int QUEUES_PER_PAGE = 1000;
+  /** A server that kept sending a next page would be broken; stop after a million queues. */
+  private static final int MAX_QUEUE_PAGES = 1000;
+  private static final Pattern NEXT_LINK = Pattern.compile("<([^>]*)>\\s*;\\s*rel=\"?next\"?");
 
   private final String baseUrl;
   private final String token;
@@ -97,6 +103,10 @@ final class HttpBackend implements Backend {
     if (request.keep()) {
       body.put("onDuplicate", "keep");
     }
+    if (request.partitions() != null) {
+      // why: PUT creates the queue with that count, or refuses (409) one that has another
+      send("PUT", queuePath(queue), JSON.createObjectNode().put("partitions", request.partitions()), null);
+    }
     JsonNode answer = send("POST", queuePath(queue) + "/jobs", body, null);
     String outcome = answer.path("outcome").asText("created");
     return new ScheduledJob(answer.path("id").asText(), instant(answer.get("runAt")),
@@ -105,12 +115,12 @@ final class HttpBackend implements Backend {
 
   @Override
   public JobInfo get(String queue, String id) {
-    return jobInfo(send("GET", jobPath(queue, id), null, null));
+    return jobInfo(onJob(queue, "GET", jobPath(queue, id), null, null));
   }
 
   @Override
   public void cancel(String queue, String id) {
-    send("DELETE", jobPath(queue, id), null, Format.activeHint(queue, id));
+    onJob(queue, "DELETE", jobPath(queue, id), null, Format.activeHint(queue, id));
   }
 
   @Override
@@ -121,39 +131,54 @@ final class HttpBackend implements Backend {
     } else {
       body.put("runAt", runAt.toEpochMilli());
     }
-    JsonNode answer = send("PATCH", jobPath(queue, id), body, Format.activeHint(queue, id));
+    JsonNode answer = onJob(queue, "PATCH", jobPath(queue, id), body, Format.activeHint(queue, id));
     return new ScheduledJob(answer.path("id").asText(id), instant(answer.get("runAt")), ScheduledJob.Outcome.REPLACED);
   }
 
   @Override
   public List<QueueStats> stats() {
     List<QueueStats> all = new ArrayList<>();
-    for (JsonNode node : send("GET", "/v1/queues", null, null)) {
-      all.add(queueStats(node));
+    String page = "/v1/queues?limit=" + QUEUES_PER_PAGE;
+    // why: the list is paged; the server names each next page in a Link header (RFC 8288)
+    for (int pages = 0; page != null && pages < MAX_QUEUE_PAGES; pages++) {
+      Answer answer = exchange("GET", page, null, null);
+      for (JsonNode node : answer.json()) {
+        all.add(queueStats(node));
+      }
+      page = nextPage(answer.response().headers().firstValue("Link").orElse(null));
     }
     all.sort((a, b) -> a.queue().compareTo(b.queue()));
     return all;
   }
 
+  /** The path of the {@code rel="next"} target of a Link header, or null. */
+  static String nextPage(String link) {
+    if (link == null) {
+      return null;
+    }
+    Matcher next = NEXT_LINK.matcher(link);
+    return next.find() && next.group(1).startsWith("/") ? next.group(1) : null;
+  }
+
   @Override
   public QueueStats stats(String queue) {
-    return queueStats(send("GET", queuePath(queue), null, null));
+    return queueStats(onQueue(queue, "GET", queuePath(queue), null, null));
   }
 
   @Override
   public void pause(String queue) {
-    send("POST", queuePath(queue) + "/pause", null, null);
+    onQueue(queue, "POST", queuePath(queue) + "/pause", null, null);
   }
 
   @Override
   public void resume(String queue) {
-    send("POST", queuePath(queue) + "/resume", null, null);
+    onQueue(queue, "POST", queuePath(queue) + "/resume", null, null);
   }
 
   @Override
   public List<JobInfo> deadJobs(String queue, int limit) {
     List<JobInfo> jobs = new ArrayList<>();
-    for (JsonNode node : send("GET", queuePath(queue) + "/dead?limit=" + limit, null, null)) {
+    for (JsonNode node : onQueue(queue, "GET", queuePath(queue) + "/dead?limit=" + limit, null, null)) {
       jobs.add(jobInfo(node));
     }
     return jobs;
@@ -161,12 +186,49 @@ final class HttpBackend implements Backend {
 
   @Override
   public void requeueDead(String queue, String id) {
-    send("POST", queuePath(queue) + "/dead/" + segment(id) + "/requeue", null, null);
+    onJob(queue, "POST", queuePath(queue) + "/dead/" + segment(id) + "/requeue", null, null);
   }
 
   @Override
   public void deleteDead(String queue, String id) {
-    send("DELETE", queuePath(queue) + "/dead/" + segment(id), null, null);
+    onJob(queue, "DELETE", queuePath(queue) + "/dead/" + segment(id), null, null);
+  }
+
+  /** {@code GET /v1/queues/{queue}/jobs?state=…&cursor=…&limit=N} → {@code {"jobs":[…],"nextCursor"}}. */
+  @Override
+  public JobPage listJobs(String queue, ListedState state, String cursor, int limit) {
+    String query = "?state=" + state.label() + (cursor == null ? "" : "&cursor=" + segment(cursor)) + "&limit=" + limit;
+    JsonNode answer = onQueue(queue, "GET", queuePath(queue) + "/jobs" + query, null, null);
+    try {
+      return jobPage(answer);
+    } catch (RuntimeException e) {
+      throw new CliException(ExitCodes.FAILED, "unexpected answer from " + baseUrl + " to GET " + queuePath(queue)
+          + "/jobs: " + e.getMessage() + "; is the server the same version as this command?", e);
+    }
+  }
+
+  /** {@code DELETE /v1/queues/{queue}?force=…} → {@code {"queue","deletedJobs"}}; 409 while jobs are held. */
+  @Override
+  public long deleteQueue(String queue, boolean force) {
+    String hint = "`delayq delete-queue " + queue + " --force` deletes it anyway, with the jobs workers hold now";
+    JsonNode answer = onQueue(queue, "DELETE", queuePath(queue) + "?force=" + force, null, force ? null : hint);
+    if (answer == null || !answer.path("deletedJobs").canConvertToLong()) {
+      throw new CliException(ExitCodes.FAILED, "unexpected answer from " + baseUrl + " to DELETE " + queuePath(queue)
+          + ": " + answer + " (no \"deletedJobs\"); the queue may be deleted: `delayq stats " + queue + "` tells");
+    }
+    return answer.path("deletedJobs").asLong();
+  }
+
+  /** A page as the HTTP API writes it. */
+  static JobPage jobPage(JsonNode answer) {
+    JsonNode jobs = answer.get("jobs");
+    if (jobs == null || !jobs.isArray()) {
+      throw new IllegalArgumentException("no \"jobs\" array");
+    }
+    List<JobInfo> page = new ArrayList<>();
+    jobs.forEach(job -> page.add(jobInfo(job)));
+    JsonNode next = answer.get("nextCursor");
+    return new JobPage(page, next == null || next.isNull() ? null : next.asText());
   }
 
   @Override
@@ -187,6 +249,37 @@ final class HttpBackend implements Backend {
     return PathCodec.encodeSegment(value);
   }
 
+  /** A call on a queue: a 404 means there is no such queue, and says so the CLI way. */
+  private JsonNode onQueue(String queue, String method, String path, JsonNode body, String conflictHint) {
+    try {
+      return send(method, path, body, conflictHint);
+    } catch (CliException e) {
+      throw e.exitCode() == ExitCodes.NOT_FOUND ? CliException.notFound(Format.noSuchQueue(queue, baseUrl)) : e;
+    }
+  }
+
+  /** A call on one job: a 404 is the job's, unless the queue itself is missing. */
+  private JsonNode onJob(String queue, String method, String path, JsonNode body, String conflictHint) {
+    try {
+      return send(method, path, body, conflictHint);
+    } catch (CliException e) {
+      if (e.exitCode() == ExitCodes.NOT_FOUND && !queueExists(queue)) {
+        throw CliException.notFound(Format.noSuchQueue(queue, baseUrl));
+      }
+      throw e;
+    }
+  }
+
+  private boolean queueExists(String queue) {
+    try {
+      send("GET", queuePath(queue), null, null);
+      return true;
+    } catch (CliException e) {
+      // why: only a clear "no such queue" changes the message; any other failure keeps the job's 404
+      return e.exitCode() != ExitCodes.NOT_FOUND;
+    }
+  }
+
   /**
    * Sends one request and returns the JSON answer ({@code null} for 204); any other outcome becomes
    * a {@link CliException} with the exit code API.md gives its status.
@@ -194,6 +287,13 @@ final class HttpBackend implements Backend {
    * @param conflictHint appended to a 409's detail, or null
    */
   private JsonNode send(String method, String path, JsonNode body, String conflictHint) {
+    return exchange(method, path, body, conflictHint).json();
+  }
+
+  /** A successful answer: its JSON body (null for 204) and the response it came in. */
+  private record Answer(JsonNode json, HttpResponse<String> response) {}
+
+  private Answer exchange(String method, String path, JsonNode body, String conflictHint) {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path))
         .timeout(REQUEST_TIMEOUT)
         .header("Accept", "application/json");
@@ -228,11 +328,11 @@ final class HttpBackend implements Backend {
     }
     int status = response.statusCode();
     if (status == 204) {
-      return null;
+      return new Answer(null, response);
     }
     JsonNode answer = parse(response.body());
     if (status >= 200 && status < 300 && answer != null) {
-      return answer;
+      return new Answer(answer, response);
     }
     throw failure(method, path, status, answer, response, conflictHint);
   }
@@ -260,6 +360,9 @@ final class HttpBackend implements Backend {
               + ". Pass the token it was started with (--token, --token-file or DELAYQ_TOKEN)");
       case 400, 413 -> CliException.usage(detail);
       case 404 -> CliException.notFound(detail);
+      case 405 -> new CliException(ExitCodes.FAILED, "the delayq server at " + baseUrl + " does not offer " + method
+          + " " + path.replaceFirst("\\?.*", "") + " (" + detail + "); it is probably older than this command:"
+          + " upgrade it");
       case 409 -> new CliException(ExitCodes.CONFLICT, conflictHint == null ? detail : detail + "; " + conflictHint);
       case 504 -> "outcome_unknown".equals(answer.path("error").asText())
           ? new CliException(ExitCodes.OUTCOME_UNKNOWN,
@@ -303,6 +406,19 @@ final class HttpBackend implements Backend {
     return millis == null || millis.isNull() ? null : Instant.ofEpochMilli(millis.asLong());
   }
 
+  /** A job view's state; {@code due} (a listing's word for a scheduled job whose time has come) is scheduled. */
+  private static JobState state(String text) {
+    String name = text.toUpperCase(Locale.ROOT);
+    if (name.equals("DUE")) {
+      return JobState.SCHEDULED;
+    }
+    try {
+      return JobState.valueOf(name);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("unknown job state '" + text + "'", e);
+    }
+  }
+
   private static QueueStats queueStats(JsonNode node) {
     return new QueueStats(
         node.path("queue").asText(),
@@ -316,12 +432,16 @@ final class HttpBackend implements Backend {
   }
 
   private static JobInfo jobInfo(JsonNode node) {
+    JsonNode value = node.get("payload");
+    // a payload scheduled as a JSON value (not a string) comes as that value: its text is the payload
+    boolean json = value != null && !value.isTextual() && !value.isMissingNode();
     byte[] payload = node.hasNonNull("payloadBase64")
         ? Base64.getDecoder().decode(node.get("payloadBase64").asText())
+        : json ? value.toString().getBytes(StandardCharsets.UTF_8)
         : node.path("payload").asText("").getBytes(StandardCharsets.UTF_8);
     return new JobInfo(
         node.path("id").asText(),
-        JobState.valueOf(node.path("state").asText().toUpperCase(Locale.ROOT)),
+        state(node.path("state").asText()),
         instant(node.get("runAt")),
         instant(node.get("leaseUntil")),
         instant(node.get("deadAt")),
@@ -329,6 +449,7 @@ final class HttpBackend implements Backend {
         node.path("maxAttempts").asInt(),
         instant(node.get("createdAt")),
         payload,
-        node.hasNonNull("lastError") ? node.get("lastError").asText() : null);
+        node.hasNonNull("lastError") ? node.get("lastError").asText() : null,
+        json);
   }
 }

@@ -1,11 +1,15 @@
 package io.delayq.server.cli;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delayq.JobInfo;
 import io.delayq.QueueStats;
+import java.io.IOException;
+import java.io.Writer;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
@@ -30,6 +34,20 @@ final class JobJson {
     return write(array);
   }
 
+  /** A pretty-printing generator on {@code out} that leaves {@code out} open when closed. */
+  static JsonGenerator generator(Writer out) throws IOException {
+    return JSON.createGenerator(out).disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+  }
+
+  /** One job view, as {@link #job} prints it, into an array being written. */
+  static void write(JsonGenerator json, JobInfo job) {
+    try {
+      json.writeTree(jobNode(job));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   static String stats(List<QueueStats> stats) {
     ArrayNode array = JSON.createArrayNode();
     for (QueueStats s : stats) {
@@ -46,6 +64,14 @@ final class JobJson {
     return write(array);
   }
 
+  private static JsonNode parsedOrNull(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (java.io.IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
   private static ObjectNode jobNode(JobInfo job) {
     ObjectNode node = JSON.createObjectNode();
     node.put("id", job.id());
@@ -57,7 +83,10 @@ final class JobJson {
     node.put("maxAttempts", job.maxAttempts());
     putTime(node, "createdAt", job.createdAt());
     String text = HttpBackend.utf8(job.payload());
-    if (text != null) {
+    JsonNode value = job.payloadIsJson() && text != null ? parsedOrNull(text) : null;
+    if (value != null) {
+      node.set("payload", value);
+    } else if (text != null) {
       node.put("payload", text);
     } else {
       node.put("payloadBase64", Base64.getEncoder().encodeToString(job.payload()));

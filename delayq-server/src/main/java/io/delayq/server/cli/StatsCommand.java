@@ -15,8 +15,8 @@ import picocli.CommandLine.Parameters;
       "Shows every queue's counts as a table.",
       "Columns: partitions; jobs scheduled (waiting, due or not), due (waiting for a worker), active (held"
           + " by a worker), expired (their lease ended without an ack: the worker died or was too slow; the next"
-          + " claim schedules them again), dead; whether claiming is paused. Name queues to show only those (exit"
-          + " code 3 if one does not exist)."
+          + " claim schedules them again), dead; whether claiming is paused. Name queues to show only those: the"
+          + " ones that exist are shown, each missing one is named on stderr, and the exit code is then 3."
     },
     footer = {
       "",
@@ -34,23 +34,34 @@ public final class StatsCommand extends BackendCommand {
 
   @Override
   int run(Backend backend) {
-    List<QueueStats> stats;
+    List<QueueStats> stats = new ArrayList<>();
+    List<String> missing = new ArrayList<>();
     if (queues.isEmpty()) {
       stats = backend.stats();
     } else {
-      stats = new ArrayList<>();
       for (String queue : queues) {
-        stats.add(backend.stats(queue));
+        try {
+          stats.add(backend.stats(queue));
+        } catch (CliException e) {
+          // why: one mistyped name must not hide the counts of the others
+          if (e.exitCode() != ExitCodes.NOT_FOUND) {
+            throw e;
+          }
+          missing.add(e.getMessage());
+        }
       }
     }
     if (json) {
       out().println(JobJson.stats(stats));
-    } else if (stats.isEmpty()) {
-      out().println("no queues yet on " + backend.target() + "; `delayq enqueue` creates one");
-    } else {
+    } else if (!stats.isEmpty()) {
       out().print(table(stats));
+    } else if (missing.isEmpty()) {
+      out().println("no queues yet on " + backend.target() + "; `delayq enqueue` creates one");
     }
-    return ExitCodes.OK;
+    for (String message : missing) {
+      err().println(TerminalText.line(spec.qualifiedName() + ": " + message));
+    }
+    return missing.isEmpty() ? ExitCodes.OK : ExitCodes.NOT_FOUND;
   }
 
   static String table(List<QueueStats> stats) {

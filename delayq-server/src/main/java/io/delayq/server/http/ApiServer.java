@@ -71,6 +71,8 @@ public final class ApiServer {
   private static final int QUEUED_REQUESTS = 4096;
   /** Claims that may wait at once; each costs a promise and a timer, not a thread. */
   public static final int WAITING_CLAIMS = 4096;
+  /** Most partitions a queue created or configured over HTTP may have, unless configured otherwise. */
+  static final int DEFAULT_MAX_PARTITIONS = 64;
   static final int MAX_REQUEST_LINE = 8 * 1024;
   static final int MAX_HEADER_BYTES = 16 * 1024;
 
@@ -92,7 +94,7 @@ public final class ApiServer {
   private volatile boolean draining;
   private Channel listener;
 
-  private ApiServer(Delayq delayq, HttpSettings settings, SslContext tls) {
+  private ApiServer(Delayq delayq, HttpSettings settings, SslContext tls, int maxPartitions) {
     this.settings = settings;
     this.tls = tls;
     this.auth = new BearerAuth(settings.token());
@@ -112,18 +114,22 @@ public final class ApiServer {
             Routes.table(
                 new JobEndpoints(queues, metrics),
                 new WorkerEndpoints(queues, metrics, longPolls),
-                new QueueEndpoints(queues),
+                new QueueEndpoints(queues, maxPartitions),
                 new SystemEndpoints(delayq, metrics, () -> draining)));
   }
 
   /** Binds {@code bind:port} (port 0: a free one) with every limit at its default, and starts answering. */
   public static ApiServer start(Delayq delayq, String bind, int port, String token) throws IOException {
-    return start(delayq, HttpSettings.of(bind, port, token));
+    return start(delayq, HttpSettings.of(bind, port, token), DEFAULT_MAX_PARTITIONS);
   }
 
-  /** Binds the settings' address and starts answering. */
-  public static ApiServer start(Delayq delayq, HttpSettings settings) throws IOException {
-    ApiServer api = new ApiServer(delayq, settings, settings.tls() ? tlsContext(settings) : null);
+  /**
+   * Binds the settings' address and starts answering.
+   *
+   * @param maxPartitions most partitions a queue created or configured through the API may have
+   */
+  public static ApiServer start(Delayq delayq, HttpSettings settings, int maxPartitions) throws IOException {
+    ApiServer api = new ApiServer(delayq, settings, settings.tls() ? tlsContext(settings) : null, maxPartitions);
     try {
       api.listen();
     } catch (IOException | RuntimeException e) {

@@ -13,6 +13,11 @@ final class BodyLimits {
   static final int JOB_BYTES = PAYLOAD_BYTES + PAYLOAD_BYTES / 2;
   /** A batch of jobs. */
   static final int BATCH_BYTES = 16 * 1024 * 1024;
+  /**
+   * A settle call: 1000 settlements, each with an id of up to 256 bytes (6 times that if sent
+   * escaped) and an error text of which 2,000 characters are kept, with room to spare.
+   */
+  static final int SETTLE_BYTES = 8 * 1024 * 1024;
   /** Every other body (ack, nack, lease, reschedule, queue settings). */
   static final int SMALL_BYTES = 64 * 1024;
   /**

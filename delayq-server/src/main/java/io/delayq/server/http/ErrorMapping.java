@@ -65,26 +65,35 @@ final class ErrorMapping {
 
   /** The response for a failed request; logs server-side failures. */
   static Response toResponse(Throwable error, String method, String path) {
+    Failure failure = failure(error, method, path);
+    Response response = Response.json(failure.status(), failure.body());
+    for (Map.Entry<String, String> header : failure.headers().entrySet()) {
+      response = response.withHeader(header.getKey(), header.getValue());
+    }
+    return response;
+  }
+
+  /** A failure's status, error body and headers, as a response or a batch element answers it. */
+  record Failure(int status, ObjectNode body, Map<String, String> headers) {}
+
+  /** What {@code error} is answered with; logs server-side failures. */
+  static Failure failure(Throwable error, String method, String path) {
     if (error instanceof ApiException api) {
-      Response response = Response.json(api.status(), body(api.code(), api.getMessage(), api.field()));
-      for (Map.Entry<String, String> header : api.headers().entrySet()) {
-        response = response.withHeader(header.getKey(), header.getValue());
-      }
-      return response;
+      return new Failure(api.status(), body(api.code(), api.getMessage(), api.field()), api.headers());
     }
     if (error instanceof java.io.IOException) {
       // why: the client went away or stalled while sending its body; nothing on our side failed
       log.debug("{} {}: cannot read the request: {}", method, path, error.toString());
-      return Response.json(
+      return new Failure(
           400, body("invalid_request", "the request body could not be read (" + error.getMessage()
-              + "); send it again, whole", "body"));
+              + "); send it again, whole", "body"), Map.of());
     }
     Mapping mapping = lookup(error.getClass());
     if (mapping == null) {
       String ref = UUID.randomUUID().toString().substring(0, 8);
       log.error("{} {} failed unexpectedly (ref {})", method, path, ref, error);
-      return Response.json(
-          500, body("internal", "the server failed unexpectedly (ref " + ref + "); its log has the details", null));
+      return new Failure(
+          500, body("internal", "the server failed unexpectedly (ref " + ref + "); its log has the details", null), Map.of());
     }
     if (mapping.status() >= 500) {
       log.warn("{} {} answered {}: {}", method, path, mapping.status(), error.getMessage());
@@ -93,8 +102,8 @@ final class ErrorMapping {
     String detail = error instanceof OutcomeUnknownException
         ? outcomeUnknownDetail(error.getMessage(), "GET".equals(method))
         : error.getMessage();
-    Response response = Response.json(mapping.status(), body(mapping.code(), detail, field));
-    return mapping.status() == 503 ? response.withHeader("Retry-After", "1") : response;
+    return new Failure(
+        mapping.status(), body(mapping.code(), detail, field), mapping.status() == 503 ? Map.of("Retry-After", "1") : Map.of());
   }
 
   /**

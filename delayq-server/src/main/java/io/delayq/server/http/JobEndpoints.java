@@ -5,23 +5,30 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delayq.InvalidRequestException;
 import io.delayq.JobActiveException;
+import io.delayq.JobFilter;
 import io.delayq.JobInfo;
 import io.delayq.JobQueue;
 import io.delayq.JobRequest;
 import io.delayq.JobState;
+import io.delayq.Page;
 import io.delayq.ScheduledJob;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.IntSupplier;
 
-/** Producers' calls: schedule one or many, look up, cancel, reschedule. */
+/** Producers' calls: schedule one or many, look up, list, cancel, reschedule. */
 final class JobEndpoints {
   static final int MAX_BATCH = 1000;
+  static final int DEFAULT_LIST_LIMIT = 100;
+  static final int MAX_LIST_LIMIT = 1000;
   private static final Set<String> RESCHEDULE_FIELDS = Fields.names("delayMs", "runAt");
+  private static final Set<String> LIST_PARAMS = Fields.names("state", "cursor", "limit");
 
   private final Queues queues;
   private final ServerMetrics metrics;
@@ -101,6 +108,43 @@ final class JobEndpoints {
     JobQueue queue = queues.existing(request.path("queue"));
     JobInfo job = queue.get(id).orElseThrow(() -> noJob(queue, id));
     return Response.ok(Views.job(job));
+  }
+
+  /**
+   * {@code GET /v1/queues/{queue}/jobs?state=scheduled|due|active|expired|dead&cursor=C&limit=N} →
+   * 200 {@code {"jobs":[job views], "nextCursor": string or null}}: one page, in the state's order,
+   * at most {@code limit} jobs (default 100) and about 1 MiB of payloads.
+   */
+  Response list(Request request) {
+    Map<String, String> query = request.query(LIST_PARAMS);
+    JobFilter filter = filter(query.get("state"));
+    int limit = (int) request.queryInteger(LIST_PARAMS, "limit", 1, MAX_LIST_LIMIT, DEFAULT_LIST_LIMIT);
+    JobQueue queue = queues.existing(request.path("queue"));
+    Page<JobInfo> page = queue.admin().listJobs(filter, query.get("cursor"), limit);
+    ArrayNode jobs = Json.array();
+    page.items().forEach(job -> jobs.add(Views.job(job)));
+    ObjectNode answer = Json.object();
+    answer.set("jobs", jobs);
+    if (page.nextCursor().isPresent()) {
+      answer.put("nextCursor", page.nextCursor().get());
+    } else {
+      answer.putNull("nextCursor");
+    }
+    return Response.ok(answer);
+  }
+
+  private static JobFilter filter(String state) {
+    String accepted = "scheduled, due, active, expired or dead";
+    if (state == null) {
+      throw new InvalidRequestException("state", "is missing; give the state of the jobs to list: " + accepted);
+    }
+    for (JobFilter filter : JobFilter.values()) {
+      if (filter.name().toLowerCase(Locale.ROOT).equals(state)) {
+        return filter;
+      }
+    }
+    throw new InvalidRequestException(
+        "state", "must be " + accepted + "; got '" + PathCodec.abbreviate(state) + "'");
   }
 
   /** {@code DELETE /v1/queues/{queue}/jobs/{id}} → 204; 404 when no such scheduled job; 409 when active. */

@@ -1,7 +1,11 @@
 package io.delayq.server.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.delayq.InvalidRequestException;
 import io.delayq.JobQueue;
+import io.delayq.InvalidRequestException;
+import io.delayq.Page;
+import io.delayq.QueueBusyException;
 import io.delayq.QueueConfigurationException;
 import io.delayq.RedisCommandException;
 import io.delayq.QueueDefaults;
@@ -9,31 +13,50 @@ import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.Set;
 
-/** Queue-level calls: counts, settings, pause and resume, the dead-letter set. */
+/** Queue-level calls: counts, settings, pause and resume, the dead-letter set, deletion. */
 final class QueueEndpoints {
   static final int MAX_PARTITIONS = 1024;
   static final int MAX_DEAD_LIMIT = 1000;
   private static final Set<String> SETTINGS_FIELDS = Fields.names("partitions", "maxAttempts", "leaseMs");
   private static final Set<String> DEAD_PARAMS = Fields.names("limit");
+  static final int DEFAULT_LIST_LIMIT = 100;
+  static final int MAX_LIST_LIMIT = 1000;
+  private static final Set<String> LIST_PARAMS = Fields.names("limit", "cursor");
+  private static final Set<String> DELETE_PARAMS = Fields.names("force");
 
   private final Queues queues;
+  private final int maxPartitions;
 
-  QueueEndpoints(Queues queues) {
+  /** @param maxPartitions most partitions a queue created or configured here may have ({@code --max-partitions}) */
+  QueueEndpoints(Queues queues, int maxPartitions) {
     this.queues = queues;
+    this.maxPartitions = maxPartitions;
   }
 
-  /** {@code GET /v1/queues} → 200 array of stats, by name. */
+  /**
+   * {@code GET /v1/queues?limit=N&cursor=C} → 200 array of stats, by name, at most {@code limit}
+   * queues (default 100); when more follow, a {@code Link: <...>; rel="next"} header (RFC 8288)
+   * names the next page. The body stays a bare array, as clients of the unpaged list parse it.
+   */
   Response list(Request request) {
+    int limit = (int) request.queryInteger(LIST_PARAMS, "limit", 1, MAX_LIST_LIMIT, DEFAULT_LIST_LIMIT);
+    Page<String> names = queues.delayq().queueNames(request.query(LIST_PARAMS).get("cursor"), limit);
     ArrayNode answer = Json.array();
-    for (String name : queues.delayq().queueNames()) {
+    for (String name : names.items()) {
       try {
+        // why: a queue deleted since its name was read is left out, not shown as empty
         queues.delayq().existingQueue(name).ifPresent(queue -> answer.add(Views.stats(queue.admin().stats())));
       } catch (RedisCommandException broken) {
         // why: one queue whose keys another program overwrote must not hide every other queue
         answer.add(Json.object().put("queue", name).put("error", broken.getMessage()));
       }
     }
-    return Response.ok(answer);
+    Response response = Response.ok(answer);
+    if (names.nextCursor().isPresent()) {
+      String next = "/v1/queues?cursor=" + PathCodec.encodeSegment(names.nextCursor().get()) + "&limit=" + limit;
+      response = response.withHeader("Link", "<" + next + ">; rel=\"next\"");
+    }
+    return response;
   }
 
   /** {@code GET /v1/queues/{queue}} → 200 stats, or 404. */
@@ -52,6 +75,9 @@ final class QueueEndpoints {
     OptionalLong partitions = fields.integer("partitions", 1, MAX_PARTITIONS);
     OptionalLong maxAttempts = fields.integer("maxAttempts", 1, JobRequests.MAX_ATTEMPTS);
     OptionalLong leaseMs = fields.integer("leaseMs", WorkerEndpoints.MIN_LEASE_MS, WorkerEndpoints.MAX_LEASE_MS);
+    if (partitions.isPresent() && partitions.getAsLong() > maxPartitions) {
+      refuseOverCap(name, (int) partitions.getAsLong());
+    }
     JobQueue queue = partitions.isPresent() ? withPartitions(name, (int) partitions.getAsLong()) : queues.create(name);
     QueueDefaults defaults = queue.admin().defaults();
     if (maxAttempts.isPresent() || leaseMs.isPresent()) {
@@ -66,6 +92,23 @@ final class QueueEndpoints {
   }
 
   /**
+   * A partition count over the server's cap is refused, unless the queue already has it (created
+   * before the cap, or by the library): saying again what a queue is costs nothing. Why a cap: each
+   * partition is a Redis call in every claim sweep, long poll and stats, so a client asking for the
+   * largest count on many queues could make one long poll cost tens of thousands of calls.
+   */
+  private void refuseOverCap(String name, int partitions) {
+    if (queues.delayq().existingQueue(name).map(JobQueue::partitions).orElse(0) == partitions) {
+      return;
+    }
+    throw new InvalidRequestException(
+        "partitions",
+        "must be at most " + maxPartitions + " on this server; got " + partitions + ". Each partition costs Redis"
+            + " calls in every claim, long poll and stats: use fewer, or start the server with a higher"
+            + " --max-partitions (DELAYQ_MAX_PARTITIONS), up to " + MAX_PARTITIONS);
+  }
+
+  /**
    * The queue with this partition count. The count is fixed when a queue is first used; the core
    * refuses another one, even for an empty queue, with a message that says how to migrate, and that
    * refusal is a 409.
@@ -76,6 +119,43 @@ final class QueueEndpoints {
     } catch (QueueConfigurationException refused) {
       throw ApiException.conflict(refused.getMessage());
     }
+  }
+
+  /**
+   * {@code DELETE /v1/queues/{queue}?force=true|false} → 200 {@code {"queue","deletedJobs"}}; 404
+   * unknown queue; 409 while workers hold jobs of it, unless forced.
+   */
+  Response delete(Request request) {
+    String force = request.query(DELETE_PARAMS).getOrDefault("force", "false");
+    if (!force.equals("true") && !force.equals("false")) {
+      throw new InvalidRequestException(
+          "force", "must be true or false; got '" + PathCodec.abbreviate(force) + "'. Leave it out (false) to refuse"
+              + " while workers hold jobs of the queue; true deletes those too");
+    }
+    String name = request.path("queue");
+    JobQueue queue = queues.existing(name);
+    long deleted;
+    try {
+      deleted = queue.admin().delete(force.equals("true"));
+    } catch (QueueBusyException busy) {
+      throw ApiException.conflict(busyDetail(busy));
+    } finally {
+      queues.forget(name);
+    }
+    return Response.ok(Json.object().put("queue", name).put("deletedJobs", deleted));
+  }
+
+  /** The core's refusal in the API's own terms. */
+  private static String busyDetail(QueueBusyException busy) {
+    String path = "/v1/queues/" + PathCodec.encodeSegment(busy.queue());
+    String what =
+        busy.deletedJobs() == 0
+            ? "queue '" + busy.queue() + "' was not deleted: workers hold " + busy.heldJobs() + " of its jobs now."
+            : "queue '" + busy.queue() + "' was only partly deleted: " + busy.deletedJobs() + " jobs were deleted, and"
+                + " then workers held " + busy.heldJobs() + " more (it was resumed while the delete ran); it stays paused.";
+    return what + " Pause it (POST " + path + "/pause) so that no more are claimed, and delete it once GET " + path
+        + " shows no active job; or send DELETE " + path + "?force=true to delete held jobs too (their workers'"
+        + " acks are then refused with 409)";
   }
 
   /** {@code POST /v1/queues/{queue}/pause} → 204. */

@@ -57,6 +57,11 @@ final class Queues {
     return stored;
   }
 
+  /** Forgets what is remembered of a queue that was deleted, or that a delete failed on. */
+  void forget(String name) {
+    defaults.remove(name);
+  }
+
   Delayq delayq() {
     return delayq;
   }

@@ -21,6 +21,7 @@ final class Routes {
         // producers
         oneJob(POST,  "/v1/queues/{queue}/jobs",                  jobs::schedule),
         large(POST,   "/v1/queues/{queue}/jobs:batch",            jobs::scheduleBatch),
+        route(GET,    "/v1/queues/{queue}/jobs",                  jobs::list),
         route(GET,    "/v1/queues/{queue}/jobs/{id}",             jobs::get),
         route(DELETE, "/v1/queues/{queue}/jobs/{id}",             jobs::cancel),
         route(PATCH,  "/v1/queues/{queue}/jobs/{id}",             jobs::reschedule),
@@ -28,11 +29,13 @@ final class Routes {
         async(POST,   "/v1/queues/{queue}/claim",                 workers::claim),
         route(POST,   "/v1/queues/{queue}/jobs/{id}/ack",         workers::ack),
         route(POST,   "/v1/queues/{queue}/jobs/{id}/nack",        workers::nack),
+        settle(POST,  "/v1/queues/{queue}/settle",                workers::settle),
         route(POST,   "/v1/queues/{queue}/jobs/{id}/lease",       workers::extendLease),
         // queues
         route(GET,    "/v1/queues",                               queues::list),
         route(GET,    "/v1/queues/{queue}",                       queues::get),
         route(PUT,    "/v1/queues/{queue}",                       queues::put),
+        route(DELETE, "/v1/queues/{queue}",                       queues::delete),
         route(POST,   "/v1/queues/{queue}/pause",                 queues::pause),
         route(POST,   "/v1/queues/{queue}/resume",                queues::resume),
         route(GET,    "/v1/queues/{queue}/dead",                  queues::dead),
@@ -64,6 +67,11 @@ final class Routes {
   /** A route taking one job's body, up to {@link BodyLimits#JOB_BYTES}. */
   private static Route oneJob(String method, String pattern, Route.Handler handler) {
     return new Route(method, pattern, Route.sync(handler), false, BodyLimits.JOB_BYTES);
+  }
+
+  /** The batch settle, taking up to {@link BodyLimits#SETTLE_BYTES}. */
+  private static Route settle(String method, String pattern, Route.Handler handler) {
+    return new Route(method, pattern, Route.sync(handler), false, BodyLimits.SETTLE_BYTES);
   }
 
   /** A route taking a batch body, up to {@link BodyLimits#BATCH_BYTES}. */

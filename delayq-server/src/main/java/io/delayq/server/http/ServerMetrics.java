@@ -16,11 +16,16 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,14 +34,20 @@ import org.slf4j.LoggerFactory;
  * how late jobs were claimed; HTTP requests by route and status; queue depths by state, read from
  * Redis at scrape time; JVM basics.
  *
- * <p>Queue names come from clients, so at most {@link #MAX_QUEUES} of them become label values of
- * the counters; the rest are counted under {@code queue="_other"}. Depth gauges cover at most
- * {@link #MAX_QUEUES} queues, those used through this server first.
+ * <p>Queue names come from clients, so series are kept for the {@link #MAX_QUEUES} queues used
+ * through this server most recently: when one more is used, the series of the one used longest ago
+ * are removed from the registry (its counters start again from zero if it comes back, which
+ * Prometheus reads as a counter reset). A queue first used after thousands of others gets its
+ * series like the first one did. Depth gauges cover at most {@link #MAX_QUEUES} queues, the
+ * recently used ones first; a queue's gauges go when it is no longer among them.
  */
 final class ServerMetrics implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ServerMetrics.class);
   static final int MAX_QUEUES = 200;
-  static final String OTHER = "_other";
+  /** The meters that carry a {@code queue} label and are made as jobs pass through the API. */
+  private static final List<String> PER_QUEUE_METERS = List.of(
+      "delayq.jobs.scheduled", "delayq.jobs.delivered", "delayq.jobs.acked", "delayq.jobs.retried",
+      "delayq.jobs.dead", "delayq.job.lateness");
   /** Prometheus text exposition format 0.0.4. */
   static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
   private static final Duration[] LATENESS_BUCKETS = {
@@ -52,7 +63,12 @@ final class ServerMetrics implements AutoCloseable {
   };
 
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-  private final Set<String> labelled = ConcurrentHashMap.newKeySet();
+  /**
+   * The queues that have series now, least recently used first. Guarded by itself, and so is
+   * every registration of a per-queue meter: a meter is never registered for a queue that was
+   * just evicted, which would leave a series nothing removes.
+   */
+  private final LinkedHashMap<String, Boolean> recent = new LinkedHashMap<>(16, 0.75f, true);
   /** Depth gauge values by "queue state", refreshed at each scrape. */
   private final Map<String, double[]> depths = new ConcurrentHashMap<>();
   private final double[] redisUp = {Double.NaN};
@@ -88,14 +104,13 @@ final class ServerMetrics implements AutoCloseable {
 
   /** A job claimed through the API, {@code lateness} after it was due (by the Redis clock). */
   void delivered(String queue, Duration lateness) {
-    String label = label(queue);
     counter("delayq.jobs.delivered", "Jobs claimed through the API", queue).increment();
-    Timer.builder("delayq.job.lateness")
+    Timer timer = registered(queue, q -> Timer.builder("delayq.job.lateness")
         .description("How long after its due time a job was claimed through the API")
-        .tag("queue", label)
+        .tag("queue", q)
         .serviceLevelObjectives(LATENESS_BUCKETS)
-        .register(registry)
-        .record(lateness.isNegative() ? Duration.ZERO : lateness);
+        .register(registry));
+    timer.record(lateness.isNegative() ? Duration.ZERO : lateness);
   }
 
   void acked(String queue) {
@@ -135,19 +150,25 @@ final class ServerMetrics implements AutoCloseable {
   }
 
   /**
-   * Depths of at most {@link #MAX_QUEUES} queues: first those used through this server (the ones
-   * its counters name), then others in name order. Depths not read this time show NaN rather than
-   * an old value.
+   * Depths of at most {@link #MAX_QUEUES} queues: first those used through this server most
+   * recently (the ones its counters name), then others in name order. Depths not read this time
+   * show NaN rather than an old value; gauges of queues no longer shown are removed.
    */
   private void refreshDepths(Delayq delayq) {
     try {
-      Set<String> shown = new LinkedHashSet<>(labelled);
+      Set<String> shown = new LinkedHashSet<>();
+      synchronized (recent) {
+        List<String> byRecency = new ArrayList<>(recent.keySet());
+        Collections.reverse(byRecency);
+        shown.addAll(byRecency);
+      }
       for (String name : delayq.queueNames()) {
         if (shown.size() >= MAX_QUEUES) {
           break;
         }
         shown.add(name);
       }
+      dropDepthsExcept(shown);
       depths.values().forEach(v -> v[0] = Double.NaN);
       for (String name : shown) {
         delayq.existingQueue(name).ifPresent(queue -> {
@@ -165,6 +186,19 @@ final class ServerMetrics implements AutoCloseable {
       log.warn("metrics scrape cannot read queue counts: {}", e.getMessage());
       redisUp[0] = 0;
       depths.values().forEach(v -> v[0] = Double.NaN);
+    }
+  }
+
+  /** Removes the depth gauges of every queue not in {@code shown}. */
+  private void dropDepthsExcept(Set<String> shown) {
+    for (Iterator<String> keys = depths.keySet().iterator(); keys.hasNext(); ) {
+      String key = keys.next();
+      String queue = key.substring(0, key.lastIndexOf(' '));
+      if (!shown.contains(queue)) {
+        keys.remove();
+        registry.find("delayq.queue.jobs").tag("queue", queue).meters().forEach(registry::remove);
+        registry.find("delayq.queue.paused").tag("queue", queue).meters().forEach(registry::remove);
+      }
     }
   }
 
@@ -189,19 +223,24 @@ final class ServerMetrics implements AutoCloseable {
   }
 
   private Counter counter(String name, String description, String queue) {
-    return Counter.builder(name).description(description).tag("queue", label(queue)).register(registry);
+    return registered(queue, q -> Counter.builder(name).description(description).tag("queue", q).register(registry));
   }
 
-  /** The queue's label value: its name, for the first {@link #MAX_QUEUES} queues seen. */
-  private String label(String queue) {
-    if (labelled.contains(queue)) {
-      return queue;
+  /**
+   * Registers (or finds) a meter of {@code queue}, which becomes the most recently used; when
+   * that makes one queue too many, the series of the one used longest ago are removed first.
+   */
+  private <M> M registered(String queue, Function<String, M> register) {
+    synchronized (recent) {
+      if (recent.put(queue, Boolean.TRUE) == null && recent.size() > MAX_QUEUES) {
+        String eldest = recent.keySet().iterator().next();
+        recent.remove(eldest);
+        for (String meter : PER_QUEUE_METERS) {
+          registry.find(meter).tag("queue", eldest).meters().forEach(registry::remove);
+        }
+      }
+      return register.apply(queue);
     }
-    if (labelled.size() < MAX_QUEUES) {
-      labelled.add(queue);
-      return queue;
-    }
-    return OTHER;
   }
 
   @Override

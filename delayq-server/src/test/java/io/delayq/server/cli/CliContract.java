@@ -146,7 +146,7 @@ abstract class CliContract {
     assertThat(kept.out()).startsWith("j1 due " + at).contains("kept");
 
     JsonNode json = JSON.readTree(delayqOk("get", queue, "j1", "--json").out());
-    assertThat(json.get("payload").asText()).isEqualTo("from stdin\nline 2\n");
+    assertThat(json.get("payload").asText()).as("one trailing newline dropped").isEqualTo("from stdin\nline 2");
     assertThat(json.get("runAt").asLong()).isEqualTo(at.toEpochMilli());
 
     Cli.Result generated = delayqOk("enqueue", queue, "@" + file, "-q");
@@ -154,6 +154,79 @@ abstract class CliContract {
     String id = generated.outLines().get(0);
     assertThat(id).isNotBlank().doesNotContain(" ");
     assertThat(delayqOk("get", queue, id).out()).contains("payload     {\"from\":\"file\"}");
+  }
+
+  @Test
+  void aTextPayloadFromStdinOrAFileLosesOneTrailingNewlineUnlessRaw() throws Exception {
+    delayqOk(bytes("two newlines\n\n"), "enqueue", queue, "-", "--id", "stdin");
+    delayqOk(bytes("exact\n"), "enqueue", queue, "-", "--id", "raw", "--raw");
+    Path crlf = Files.writeString(tmp.resolve("crlf.txt"), "windows line\r\n");
+    delayqOk("enqueue", queue, "@" + crlf, "--id", "crlf");
+    Path binary = Files.write(tmp.resolve("blob.bin"), new byte[] {(byte) 0xff, (byte) 0xfe, '\n'});
+    delayqOk("enqueue", queue, "@" + binary, "--id", "binary");
+    delayqOk("enqueue", queue, "typed\n", "--id", "typed");
+
+    assertThat(payloadOf("stdin")).isEqualTo("two newlines\n");
+    assertThat(payloadOf("raw")).isEqualTo("exact\n");
+    assertThat(payloadOf("crlf")).isEqualTo("windows line");
+    assertThat(payloadOf("typed")).as("an argument is taken as typed").isEqualTo("typed\n");
+    JsonNode blob = JSON.readTree(delayqOk("get", queue, "binary", "--json").out());
+    assertThat(blob.get("payloadBase64").asText()).as("bytes that are not text are kept whole").isEqualTo("//4K");
+  }
+
+  @Test
+  void enqueueWithPartitionsCreatesTheQueueWithThatManyAndRefusesAnotherCount() {
+    delayqOk("enqueue", queue, "x", "--id", "a", "--partitions", "4");
+    assertThat(rowOf(delayqOk("stats", queue).outLines(), queue).split(" +")[1]).isEqualTo("4");
+
+    delayqOk("enqueue", queue, "y", "--id", "b", "--partitions", "4");
+    delayqOk("enqueue", queue, "z", "--id", "c");
+    Cli.Result other = delayq("enqueue", queue, "w", "--id", "d", "--partitions", "2");
+    assertExit(other, 4);
+    assertThat(other.err()).startsWith("delayq enqueue: ").contains("partition");
+    assertThat(rowOf(delayqOk("stats", queue).outLines(), queue).split(" +")).startsWith(queue, "4", "3");
+  }
+
+  @Test
+  void controlCharactersInPayloadsAndErrorsArePrintedEscaped() throws Exception {
+    String hostile = "\u001b[2J\u001b]0;owned\u0007red\rover\u202egnp.exe\u009b1m\u007f\ttab\nline 2";
+    delayqOk(bytes(hostile), "enqueue", queue, "-", "--id", "hostile", "--raw", "--delay", "1h");
+
+    Cli.Result got = delayqOk("get", queue, "hostile");
+    assertThat(got.out()).contains("payload     \\u001b[2J\\u001b]0;owned\\u0007red\\u000dover\\u202egnp.exe"
+        + "\\u009b1m\\u007f\ttab\n" + " ".repeat(12) + "line 2");
+    assertNoTerminalControls(got.out());
+    Cli.Result json = delayqOk("get", queue, "hostile", "--json");
+    assertNoTerminalControls(json.out());
+    assertThat(JSON.readTree(json.out()).get("payload").asText()).as("--json is exact").isEqualTo(hostile);
+
+    makeDead(queue, "dead-hostile", "boom \u001b[31mred\u001b[0m");
+    Cli.Result dead = delayqOk("dead", "list", queue);
+    assertThat(rowOf(dead.outLines(), "dead-hostile")).endsWith("boom \\u001b[31mred\\u001b[0m");
+    assertNoTerminalControls(dead.out());
+
+    Cli.Result badId = delayq("enqueue", queue, "x", "--id", "a\u001b[2Jb");
+    assertExit(badId, 2);
+    assertThat(badId.err()).contains("a\\u001b[2Jb");
+    assertNoTerminalControls(badId.err());
+  }
+
+  @Test
+  void statsOfAKnownAndAMissingQueueShowsTheKnownOneAndExits3() throws Exception {
+    seed(queue, "later", Duration.ofHours(1));
+    String missing = queue + "-missing";
+
+    Cli.Result table = delayq("stats", queue, missing);
+    assertExit(table, 3);
+    assertThat(table.outLines()).hasSize(2);
+    assertThat(rowOf(table.outLines(), queue).split(" +")).containsExactly(queue, "1", "1", "0", "0", "0", "0", "no");
+    assertThat(table.err()).startsWith("delayq stats: ").contains("'" + missing + "'");
+
+    Cli.Result json = delayq("stats", missing, queue, "--json");
+    assertExit(json, 3);
+    JsonNode stats = JSON.readTree(json.out());
+    assertThat(stats).hasSize(1);
+    assertThat(stats.get(0).get("queue").asText()).isEqualTo(queue);
   }
 
   @Test
@@ -254,22 +327,49 @@ abstract class CliContract {
             new String[] {"get", queue, "x"},
             new String[] {"pause", queue},
             new String[] {"stats", queue},
-            new String[] {"dead", "list", queue})
+            new String[] {"dead", "list", queue},
+            new String[] {"cancel", queue, "x"},
+            new String[] {"dead", "requeue", queue, "x"})
         .map(args -> CompletableFuture.supplyAsync(() -> delayq(args)))
         .toList();
     for (CompletableFuture<Cli.Result> run : runs) {
       Cli.Result result = run.join();
       assertExit(result, 3);
-      assertThat(result.err()).contains(queue);
+      // the way out is said in CLI terms, not as an HTTP call
+      assertThat(result.err()).as("%s", result).contains("no queue '" + queue + "'")
+          .contains("`delayq enqueue " + queue + " PAYLOAD` creates it").contains("--partitions")
+          .doesNotContain("/v1/");
     }
     assertThat(queueNames()).doesNotContain(queue);
   }
 
   Cli.Result delayqOk(String... args) {
-    Cli.Result result = delayq(args);
+    return delayqOk(null, args);
+  }
+
+  Cli.Result delayqOk(byte[] stdin, String... args) {
+    Cli.Result result = delayq(stdin, args);
     assertExit(result, 0);
     assertThat(result.err()).as("%s", result).isEmpty();
     return result;
+  }
+
+  String payloadOf(String id) throws Exception {
+    return JSON.readTree(delayqOk("get", queue, id, "--json").out()).get("payload").asText();
+  }
+
+  static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Nothing that moves the cursor, recolours, retitles the terminal or reorders the text is printed raw. */
+  static void assertNoTerminalControls(String printed) {
+    for (int i = 0; i < printed.length(); i++) {
+      char c = printed.charAt(i);
+      boolean control = (c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7f && c <= 0x9f)
+          || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+      assertThat(control).as("U+%04X at index %d of:\n%s", (int) c, i, printed).isFalse();
+    }
   }
 
   static String rowOf(List<String> lines, String first) {

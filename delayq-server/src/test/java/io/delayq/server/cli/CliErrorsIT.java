@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -113,6 +115,50 @@ class CliErrorsIT {
   }
 
   @Test
+  @EnabledOnOs({OS.LINUX, OS.MAC})
+  void aPayloadWithoutEndIsRefusedAtTheLimitInsteadOfFillingTheHeap() {
+    Cli.Result endless = Cli.run("enqueue", "orders", "@/dev/zero", "--server", "http://127.0.0.1:" + Cli.freePort());
+    assertExit(endless, 2);
+    assertThat(endless.err()).isEqualTo("delayq enqueue: the payload in /dev/zero is larger than the limit of"
+        + " 1,048,576 bytes; store the body elsewhere (a file store, a database) and enqueue its key instead"
+        + System.lineSeparator());
+  }
+
+  @Test
+  void aPayloadOnStdinOneByteOverTheLimitIsRefusedBeforeAnythingIsSent() {
+    byte[] tooLarge = new byte[1024 * 1024 + 1];
+    java.util.Arrays.fill(tooLarge, (byte) 'x');
+    Cli.Result result = Cli.run(List.of("enqueue", "orders", "-", "--server", "http://127.0.0.1:" + Cli.freePort()),
+        tooLarge, Map.of());
+    assertExit(result, 2);
+    assertThat(result.err()).startsWith("delayq enqueue: the payload on stdin is larger than the limit of 1,048,576 bytes");
+
+    byte[] atTheLimitPlusNewline = java.util.Arrays.copyOf(tooLarge, tooLarge.length);
+    atTheLimitPlusNewline[tooLarge.length - 1] = '\n';
+    Cli.Result fits = Cli.run(List.of("enqueue", "orders", "-", "--server", "http://127.0.0.1:" + Cli.freePort()),
+        atTheLimitPlusNewline, Map.of());
+    assertExit(fits, 1);
+    assertThat(fits.err()).as("read whole, then sent").contains("cannot reach delayq server");
+  }
+
+  @Test
+  void usageErrorsShowControlCharactersEscaped() {
+    Cli.Result result = Cli.run("stats", "--\u001b]0;owned\u0007\u202e");
+    assertExit(result, 2);
+    assertThat(result.err()).contains("'--\\u001b]0;owned\\u0007\\u202e'");
+    CliContract.assertNoTerminalControls(result.err());
+  }
+
+  @Test
+  void theHelpNamesEveryEnvironmentVariable() {
+    String help = Cli.run("--help").out().replaceAll("\\s+", " ");
+    assertThat(help).contains("DELAYQ_SERVER").contains("REDIS_URL").contains("DELAYQ_TOKEN")
+        .contains("DELAYQ_TOKEN_FILE").contains("DELAYQ_PORT").contains("DELAYQ_DEBUG").contains("JAVA_OPTS");
+    String enqueueHelp = Cli.run("enqueue", "--help").out().replaceAll("\\s+", " ");
+    assertThat(enqueueHelp).contains("--raw").contains("trailing newline").contains("--partitions");
+  }
+
+  @Test
   void aServerWithATokenRefusesCallsWithoutItAsExitCode5() throws Exception {
     try (ServerProcess server = ServerProcess.start("--token", "s3cret-token")) {
       Cli.Result none = Cli.run("stats", "--server", server.baseUrl());
@@ -132,7 +178,7 @@ class CliErrorsIT {
   @ParameterizedTest
   @ValueSource(strings = {
       "", "demo", "enqueue", "get", "cancel", "reschedule", "stats", "dead", "dead list", "dead requeue",
-      "dead delete", "pause", "resume"})
+      "dead delete", "pause", "resume", "jobs", "jobs ls", "delete-queue"})
   void helpExitsZeroAndNamesTheCommand(String command) {
     List<String> args = new java.util.ArrayList<>(command.isEmpty() ? List.of() : List.of(command.split(" ")));
     args.add("--help");

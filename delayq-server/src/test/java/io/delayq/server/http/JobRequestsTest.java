@@ -54,7 +54,8 @@ class JobRequestsTest {
     assertRefused("{\"payload\":\"x\",\"delayMs\":5,\"runAt\":6}", "delayMs", "delayMs: and runAt were both given");
     assertRefused("{\"delayMs\":5}", "payload", "payload: is missing; give payload");
     assertRefused("{\"payload\":\"x\",\"payloadBase64\":\"eA==\"}", "payload", "were both given");
-    assertRefused("{\"payload\":7}", "payload", "payload: must be a string; got 7");
+    assertRefused("{\"payload\":{\"k\":\"\\ud800\"}}", "payload", "lone surrogate \\ud800 at index 0");
+    assertRefused("{\"payloadBase64\":\"eA\"}", "payloadBase64", "not a multiple of 4");
     assertRefused("{\"payloadBase64\":\"not base64!\"}", "payloadBase64", "is not valid base64");
     assertRefused("{\"payload\":\"\\ud800\"}", "payload", "lone surrogate \\ud800 at index 0");
     assertRefused("{\"payload\":\"x\",\"maxAttempts\":0}", "maxAttempts", "maxAttempts: must be between 1 and 1000; got 0");

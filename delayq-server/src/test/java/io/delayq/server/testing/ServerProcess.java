@@ -132,6 +132,24 @@ public final class ServerProcess implements AutoCloseable {
     return new ServerProcess(args, dataDir);
   }
 
+  /**
+   * Starts the jar with exactly {@code args}, no command put in front: for tests of how the command
+   * line picks {@code serve}. {@code dataDir} is only remembered for {@link #dataDir()}.
+   */
+  public static ServerProcess startWithArguments(Path dataDir, List<String> args) throws IOException {
+    return new ServerProcess(List.copyOf(args), dataDir);
+  }
+
+  /**
+   * As {@link #startEmbedded(Path, String...)}, with options for the server's JVM (e.g. {@code
+   * -Xmx256m}), for tests of what the server costs.
+   */
+  public static ServerProcess startEmbedded(List<String> jvmOptions, Path dataDir, String... extraArgs) throws IOException {
+    List<String> args = new ArrayList<>(List.of("serve", "--port", "0", "--data-dir", dataDir.toString()));
+    args.addAll(List.of(extraArgs));
+    return new ServerProcess(jvmOptions, args, dataDir);
+  }
+
   /** What a run of the jar that was expected to end by itself printed, and its exit code. */
   public record Exited(int exitCode, String output) {}
 

@@ -1,0 +1,194 @@
+package io.delayq.internal;
+
+import io.delayq.InvalidRequestException;
+import io.delayq.JobFilter;
+import io.delayq.JobInfo;
+import io.delayq.JobState;
+import io.delayq.Page;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Lists one kind of job of a queue in pages: each partition gives its next jobs after the cursor
+ * (one script, {@code list-jobs.lua}), and the answers are merged in (score, id) order.
+ *
+ * <p>A partition that stopped early (at the limit or its byte budget) may hold jobs between its
+ * last one and those of other partitions, so the page ends at the earliest such last job: the
+ * merge never skips a job. Each partition gives at least one job, so every page moves on.
+ */
+final class JobListing {
+  static final int MAX_LIMIT = 1000;
+  /** Payload bytes a page holds at most, unless its only job is larger. */
+  static final int PAGE_PAYLOAD_BYTES = 1024 * 1024;
+  /** Record bytes one partition sends per page at least, however many partitions share the page. */
+  static final int MIN_PARTITION_BYTES = 64 * 1024;
+
+  private static final Comparator<Entry> ORDER =
+      Comparator.comparingDouble(Entry::score).thenComparing(Entry::member, Arrays::compareUnsigned);
+
+  private final QueueContext queue;
+
+  JobListing(QueueContext queue) {
+    this.queue = queue;
+  }
+
+  /** One job as a partition listed it; {@code record} is empty when the job had none. */
+  private record Entry(byte[] member, double score, long time, int attempts, byte[] record, String error) {}
+
+  /** One partition's answer: its next entries in order, and whether it holds more after them. */
+  private record Batch(List<Entry> entries, boolean more) {}
+
+  Page<JobInfo> list(JobFilter filter, String cursor, int limit) {
+    Objects.requireNonNull(filter, "filter");
+    if (limit < 1 || limit > MAX_LIMIT) {
+      throw new InvalidRequestException("limit", "must be between 1 and " + MAX_LIMIT + "; got " + limit);
+    }
+    String listing = "jobs:" + queue.name + ":" + filter.name();
+    Cursors.Position after = cursor == null ? null : Cursors.decode(listing, cursor);
+    queue.checkOpen("listJobs");
+    int partitions = queue.partitionCount();
+    byte[] budget = QueueContext.number(Math.max(MIN_PARTITION_BYTES, PAGE_PAYLOAD_BYTES / partitions));
+    byte[] afterScore = Keys.bytes(after == null ? "" : scoreText(after.score()));
+    byte[] afterId = Keys.bytes(after == null ? "" : after.member());
+    List<CompletableFuture<List<Object>>> replies = new ArrayList<>(partitions);
+    for (int p = 0; p < partitions; p++) {
+      replies.add(
+          queue.run(
+              queue.client.scripts(), Script.LIST_JOBS, p,
+              Keys.bytes(code(filter)), QueueContext.number(limit), budget, afterScore, afterId));
+    }
+    List<Batch> batches = new ArrayList<>(partitions);
+    for (CompletableFuture<List<Object>> reply : replies) {
+      batches.add(batch(queue.await(reply, null)));
+    }
+    return merge(filter, listing, batches, limit);
+  }
+
+  private static Page<JobInfo> merge(JobFilter filter, String listing, List<Batch> batches, int limit) {
+    Entry end = null;
+    List<Entry> all = new ArrayList<>();
+    for (Batch batch : batches) {
+      all.addAll(batch.entries());
+      if (batch.more()) {
+        Entry last = batch.entries().get(batch.entries().size() - 1);
+        if (end == null || ORDER.compare(last, end) < 0) {
+          end = last;
+        }
+      }
+    }
+    all.sort(ORDER);
+    List<JobInfo> jobs = new ArrayList<>();
+    long bytes = 0;
+    Entry lastSeen = null;
+    boolean cut = end != null;
+    for (Entry entry : all) {
+      if (end != null && ORDER.compare(entry, end) > 0) {
+        break;
+      }
+      if (entry.record().length > 0) {
+        JobInfo job = job(filter, entry);
+        if (jobs.size() == limit || (!jobs.isEmpty() && bytes + job.payload().length > PAGE_PAYLOAD_BYTES)) {
+          cut = true;
+          break;
+        }
+        jobs.add(job);
+        bytes += job.payload().length;
+      }
+      lastSeen = entry;
+    }
+    Optional<String> next =
+        cut && lastSeen != null
+            ? Optional.of(Cursors.encode(listing, lastSeen.score(), new String(lastSeen.member(), StandardCharsets.UTF_8)))
+            : Optional.empty();
+    return new Page<>(jobs, next);
+  }
+
+  private static Batch batch(List<Object> reply) {
+    List<Entry> entries = new ArrayList<>((reply.size() - 1) / 6);
+    for (int i = 1; i + 5 < reply.size(); i += 6) {
+      entries.add(
+          new Entry(
+              (byte[]) reply.get(i),
+              parseScore(QueueContext.text(reply.get(i + 1))),
+              (Long) reply.get(i + 2),
+              ((Long) reply.get(i + 3)).intValue(),
+              (byte[]) reply.get(i + 4),
+              QueueContext.text(reply.get(i + 5))));
+    }
+    return new Batch(entries, (Long) reply.get(0) == 1L && !entries.isEmpty());
+  }
+
+  private static JobInfo job(JobFilter filter, Entry entry) {
+    Instant time = Instant.ofEpochMilli(entry.time());
+    JobState state =
+        switch (filter) {
+          case SCHEDULED, DUE -> JobState.SCHEDULED;
+          case ACTIVE -> JobState.ACTIVE;
+          case EXPIRED -> JobState.EXPIRED;
+          case DEAD -> JobState.DEAD;
+        };
+    int maxAttempts;
+    Instant created;
+    byte[] payload;
+    try {
+      JobRecord record = JobRecord.decode(entry.record());
+      maxAttempts = record.maxAttempts();
+      created = Instant.ofEpochMilli(record.createdMillis());
+      payload = record.payload();
+    } catch (IllegalStateException e) {
+      // why: a record nobody can decode is what an operator looking through a queue needs to see
+      maxAttempts = 1;
+      created = null;
+      payload = entry.record();
+    }
+    boolean held = state == JobState.ACTIVE || state == JobState.EXPIRED;
+    return new JobInfo(
+        new String(entry.member(), StandardCharsets.UTF_8),
+        state,
+        state == JobState.SCHEDULED ? time : null,
+        held ? time : null,
+        state == JobState.DEAD ? time : null,
+        entry.attempts(),
+        maxAttempts,
+        created,
+        payload,
+        entry.error().isEmpty() ? null : entry.error());
+  }
+
+  private static String code(JobFilter filter) {
+    return switch (filter) {
+      case SCHEDULED -> "s";
+      case DUE -> "d";
+      case ACTIVE -> "a";
+      case EXPIRED -> "x";
+      case DEAD -> "D";
+    };
+  }
+
+  /** A score as Redis formats it; {@code inf} is how Redis writes an infinite one (foreign data). */
+  private static double parseScore(String text) {
+    return switch (text) {
+      case "inf", "+inf" -> Double.POSITIVE_INFINITY;
+      case "-inf" -> Double.NEGATIVE_INFINITY;
+      default -> Double.parseDouble(text);
+    };
+  }
+
+  /** A score as Redis parses it back exactly: delayq's are whole numbers; others (foreign) as doubles. */
+  static String scoreText(double score) {
+    if (Double.isInfinite(score)) {
+      return score > 0 ? "+inf" : "-inf";
+    }
+    if (score == Math.rint(score) && Math.abs(score) < 0x1p53) {
+      return Long.toString((long) score);
+    }
+    return Double.toString(score);
+  }
+}

@@ -1,0 +1,108 @@
+-- list-jobs: the next jobs of one partition in one listing, in Redis's (score, id) order, after a
+-- position: at most ARGV[9] jobs and about ARGV[10] bytes of records (always at least one job when
+-- any is left). Finding the position costs O(log N) (plus a binary search among equal scores when
+-- the job at the position has gone or moved), the page O(log N + limit). Writes nothing.
+--
+-- KEYS and ARGV[1..7]: see _keys.lua.
+-- ARGV[8] listing: 's' scheduled, 'd' due now, 'a' active (lease running), 'x' expired (lease
+--         ended, not recovered), 'D' dead
+-- ARGV[9] most jobs   ARGV[10] record bytes budget
+-- ARGV[11] score of the position ('' to start at the beginning)   ARGV[12] id at the position
+--
+-- Returns {more, id1, score1 (as Redis formats it), time1 ms (due, lease deadline or burial),
+-- attempts1, record1 ('' when missing), lastError1 ('' when none), id2, ...}; more is 1 when the
+-- listing holds jobs after the last one returned.
+-- @include keys
+-- @include clock
+-- @include lease
+local listing = ARGV[FIRST_ARG]
+local limit, budget = tonumber(ARGV[FIRST_ARG + 1]), tonumber(ARGV[FIRST_ARG + 2])
+local after_score, after_id = ARGV[FIRST_ARG + 3], ARGV[FIRST_ARG + 4]
+local held = listing == 'a' or listing == 'x'
+local key = held and ACTIVE or (listing == 'D' and DEAD or SCHEDULED)
+
+-- The listing is the rank range [first, last) of its set.
+local first, last = 0, nil
+if listing == 'd' then
+  last = redis.call('ZCOUNT', key, '-inf', math.floor(redis_now_us() / 1000))
+elseif held then
+  local ended = redis.call('ZCOUNT', key, '-inf', lease_expired_max(math.floor(redis_now_us() / 1000)))
+  if listing == 'x' then
+    last = ended
+  else
+    first, last = ended, redis.call('ZCARD', key)
+  end
+else
+  last = redis.call('ZCARD', key)
+end
+
+-- why: Lua compares strings with strcoll, which follows the server's locale; Redis orders members
+-- by their bytes
+local function bytes_after(a, b)
+  local n = math.min(#a, #b)
+  for i = 1, n do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then
+      return x > y
+    end
+  end
+  return #a > #b
+end
+
+local start = first
+if after_score ~= '' then
+  local score = tonumber(after_score)
+  local own = redis.call('ZSCORE', key, after_id)
+  local rank
+  if own and tonumber(own) == score then
+    rank = redis.call('ZRANK', key, after_id) + 1
+  else
+    -- The job at the position has gone or moved: among the members with its score, the first
+    -- whose id sorts after it.
+    local lo = redis.call('ZCOUNT', key, '-inf', '(' .. after_score)
+    local hi = redis.call('ZCOUNT', key, '-inf', after_score)
+    while lo < hi do
+      local mid = math.floor((lo + hi) / 2)
+      if bytes_after(redis.call('ZRANGE', key, mid, mid)[1], after_id) then
+        hi = mid
+      else
+        lo = mid + 1
+      end
+    end
+    rank = lo
+  end
+  if rank > start then
+    start = rank
+  end
+end
+
+local out = {0}
+if start >= last then
+  return out
+end
+local members = redis.call('ZRANGE', key, start, math.min(last, start + limit) - 1, 'WITHSCORES')
+local used, taken = 0, 0
+for i = 1, #members, 2 do
+  local id, score = members[i], members[i + 1]
+  local record = redis.call('HGET', JOBS, id) or ''
+  if taken > 0 and used + #record > budget then
+    break
+  end
+  used, taken = used + #record, taken + 1
+  local time, attempts
+  if held then
+    time, attempts = lease_deadline(score), lease_attempt(score)
+  else
+    time, attempts = tonumber(score), tonumber(redis.call('HGET', ATTEMPTS, id)) or 0
+  end
+  out[#out + 1] = id
+  out[#out + 1] = score
+  out[#out + 1] = time
+  out[#out + 1] = attempts
+  out[#out + 1] = record
+  out[#out + 1] = redis.call('HGET', ERRORS, id) or ''
+end
+if start + taken < last then
+  out[1] = 1
+end
+return out
