@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
 
 /**
  * The HTTP API: the real {@code delayq-server.jar}, run as its own JVM on the bench's Redis ({@link
@@ -16,16 +17,16 @@ import java.util.concurrent.locks.LockSupport;
  * KeepAliveConnection}), so the server holds exactly workers + idle + 1 (the producer) connections,
  * which the scenario counts on the server's port mid-run, as {@code ss} would. For each way of
  * settling ({@link HttpWorkers.Settling}: batch {@code settle}, then one {@code ack} per job), after
- * an untimed warm-up of both:
+ * an untimed warm-up of both, on a new queue with the workers already waiting on it:
  *
  * <ul>
- *   <li>drain: jobs scheduled due through {@code jobs:batch} (1,000 a call, one connection: the
- *       schedule rate), then the workers start; jobs/s from their start to the last job's first
- *       receipt;
- *   <li>steady: the workers waiting, one producer schedules jobs at a fixed rate in a {@code
- *       jobs:batch} call every 10 ms, each due a fixed time later; lateness = the time the worker
- *       had read the claim answer holding the job minus the job's {@code runAt}, both by this
- *       machine's clock (the server's Redis runs here too).
+ *   <li>drain: the queue paused, jobs scheduled due through {@code jobs:batch} (1,000 a call, one
+ *       connection: the schedule rate); then the queue resumed, which wakes the waiting claims;
+ *       jobs/s from the resume to the last job's first receipt;
+ *   <li>steady: one producer schedules jobs at a fixed rate in a {@code jobs:batch} call every 10 ms,
+ *       each due a fixed time later; lateness = the time the worker had read the claim answer holding
+ *       the job minus the job's {@code runAt}, both by this machine's clock (the server's Redis runs
+ *       here too).
  * </ul>
  *
  * Then every idle connection is asked for {@code GET /health} once more, to show it stayed open.
@@ -39,7 +40,7 @@ final class HttpScenario {
   /** The steady producer sends one {@code jobs:batch} call this often. */
   static final long TICK_MILLIS = 10;
   private static final Duration READ_TIMEOUT = Duration.ofMillis(HttpWorkers.WAIT_MS).plusSeconds(60);
-  /** Workers get this long to start waiting before the steady producer starts. */
+  /** Workers get this long to start waiting before anything is scheduled. */
   private static final long SETTLE_MILLIS = 300;
   /** How long workers keep running after the last first receipt, so that a duplicate is counted. */
   private static final long QUIET_MILLIS = 300;
@@ -90,110 +91,109 @@ final class HttpScenario {
     return "; the server's last lines: " + server.tail(3).replace('\n', ' ');
   }
 
-  /** Untimed: a drain with each way of settling and a short steady run, so both JVMs have compiled the paths. */
+  /**
+   * Untimed: one drain and a short steady run with half the workers settling each way, so that both
+   * JVMs have compiled both paths.
+   */
   private static void warmUp(Bench bench, BenchServer server, Connections connections)
       throws IOException, InterruptedException {
     int jobs = bench.settings.warmupJobs();
-    bench.log("http warm-up: %,d jobs drained with each way of settling, %d s steady", jobs,
+    int steadyJobs = (int) (bench.settings.steadyRatePerSecond() * WARMUP_STEADY.toMillis() / 1000);
+    bench.log("http warm-up: %,d jobs drained and %d s steady, half the workers settling each way", jobs,
         WARMUP_STEADY.toSeconds());
-    for (HttpWorkers.Settling settling : HttpWorkers.Settling.values()) {
-      drain(bench, server, connections, settling, jobs, new HttpWorkers.Faults());
+    HttpWorkers.Faults faults = new HttpWorkers.Faults();
+    Pass pass = pass(bench, server, connections, worker -> HttpWorkers.Settling.values()[worker % 2], jobs,
+        steadyJobs, faults);
+    if (faults.any() || !pass.note().isEmpty()) {
+      bench.log("  warm-up: %s%s", pass.note(), faults.any() ? "; first fault: " + faults.first() : "");
     }
-    steady(bench, server, connections, HttpWorkers.Settling.SETTLE,
-        (int) (bench.settings.steadyRatePerSecond() * WARMUP_STEADY.toMillis() / 1000), new HttpWorkers.Faults());
   }
 
   private static Results.HttpResult measure(Bench bench, BenchServer server, Connections connections,
       HttpWorkers.Settling settling) throws IOException, InterruptedException {
     BenchSettings s = bench.settings;
     HttpWorkers.Faults faults = new HttpWorkers.Faults();
-    bench.log("http scenario, %s: drain of %,d jobs", settling.label(), s.httpDrainJobs());
-    Drain drain = drain(bench, server, connections, settling, s.httpDrainJobs(), faults);
-    bench.log("http scenario, %s: steady, %,d jobs/s for %d s", settling.label(), s.steadyRatePerSecond(),
-        s.httpSteadyDuration().toSeconds());
-    Steady steady = steady(bench, server, connections, settling, s.httpSteadyJobs(), faults);
+    bench.log("http scenario, %s: drain of %,d jobs, then %,d jobs/s for %d s", settling.label(),
+        s.httpDrainJobs(), s.steadyRatePerSecond(), s.httpSteadyDuration().toSeconds());
+    Pass pass = pass(bench, server, connections, worker -> settling, s.httpDrainJobs(), s.httpSteadyJobs(), faults);
     int idleOpen = connections.idleStillOpen();
-    List<String> notes = new ArrayList<>();
-    addNote(notes, drain.note());
-    addNote(notes, steady.note());
+    String note = pass.note();
     if (faults.any()) {
-      addNote(notes, String.format(Locale.ROOT, "%,d claim errors, %,d reconnects; first fault: %s",
+      note = DrainScenario.join(note, String.format(Locale.ROOT, "%,d claim errors, %,d reconnects; first fault: %s",
           faults.claimErrors.sum(), faults.reconnects.sum(), faults.first()));
     }
-    return new Results.HttpResult(settling.label(), s.httpDrainJobs(), drain.schedulePerSecond(),
-        drain.perSecond(), s.httpSteadyJobs(), steady.offeredPerSecond(), steady.lateness(),
-        drain.integrity().plus(steady.integrity()), faults.settleErrors.sum(), steady.serverConnections(), idleOpen,
-        String.join("; ", notes));
+    return new Results.HttpResult(settling.label(), s.httpDrainJobs(), pass.schedulePerSecond(),
+        pass.drainPerSecond(), s.httpSteadyJobs(), pass.offeredPerSecond(), pass.lateness(), pass.integrity(),
+        faults.settleErrors.sum(), pass.serverConnections(), idleOpen, note);
   }
-
-  private static void addNote(List<String> notes, String note) {
-    if (note != null && !note.isEmpty()) {
-      notes.add(note);
-    }
-  }
-
-  private record Drain(double schedulePerSecond, double perSecond, Integrity integrity, String note) {}
-
-  /** Loads {@code jobs} due jobs on a new queue, then lets the workers drain them. */
-  private static Drain drain(Bench bench, BenchServer server, Connections connections,
-      HttpWorkers.Settling settling, int jobs, HttpWorkers.Faults faults) throws IOException, InterruptedException {
-    String queue = bench.freshQueue("http-drain");
-    KeepAliveConnection producer = connections.producer;
-    createQueue(producer, queue);
-    long due = System.currentTimeMillis();
-    long loadStart = System.nanoTime();
-    for (int from = 0; from < jobs; from += LOAD_BATCH) {
-      schedule(producer, queue, from, Math.min(LOAD_BATCH, jobs - from), due);
-    }
-    double schedulePerSecond = jobs / ((System.nanoTime() - loadStart) / 1e9);
-
-    Deliveries deliveries = new Deliveries(jobs);
-    HttpWorkers workers = HttpWorkers.start(server, connections.workers, queue, bench.settings.httpClaimMax(),
-        settling, deliveries, faults);
-    Duration timeout = DrainScenario.timeout(jobs);
-    long start = System.nanoTime();
-    boolean all;
-    try {
-      workers.go();
-      all = deliveries.awaitAll(timeout);
-      Thread.sleep(QUIET_MILLIS);
-    } finally {
-      workers.stop();
-    }
-    long end = all ? deliveries.completedNanos() : System.nanoTime();
-    String note = all ? "" : String.format(Locale.ROOT, "drain stopped after %d s with %,d of %,d received",
-        timeout.toSeconds(), deliveries.distinct(), jobs);
-    note = DrainScenario.join(note, leftovers(producer, queue));
-    return new Drain(schedulePerSecond, deliveries.distinct() / ((end - start) / 1e9), deliveries.integrity(), note);
-  }
-
-  private record Steady(double offeredPerSecond, Lateness lateness, Integrity integrity, int serverConnections,
-      String note) {}
 
   /**
-   * Workers waiting on a new queue; {@code jobs} scheduled at the steady rate, a {@code jobs:batch}
-   * call every {@value #TICK_MILLIS} ms, each job due {@code steadyDueIn} after its call.
+   * What one pass measured.
+   *
+   * @param lateness of the steady jobs only
+   * @param integrity of the drain and the steady jobs together
    */
-  private static Steady steady(Bench bench, BenchServer server, Connections connections,
-      HttpWorkers.Settling settling, int jobs, HttpWorkers.Faults faults) throws IOException, InterruptedException {
+  private record Pass(double schedulePerSecond, double drainPerSecond, double offeredPerSecond, Lateness lateness,
+      Integrity integrity, int serverConnections, String note) {}
+
+  /**
+   * The workers start waiting on a new queue; then a drain of {@code drainJobs} (ids 0 to drainJobs -
+   * 1), loaded while the queue is paused and released by resuming it; then {@code steadyJobs} (the ids after those) at the steady rate, a
+   * {@code jobs:batch} call every {@value #TICK_MILLIS} ms, each job due {@code steadyDueIn} after its
+   * call; then the workers stop.
+   */
+  private static Pass pass(Bench bench, BenchServer server, Connections connections,
+      IntFunction<HttpWorkers.Settling> settlingOfWorker, int drainJobs, int steadyJobs, HttpWorkers.Faults faults)
+      throws IOException, InterruptedException {
     BenchSettings s = bench.settings;
-    String queue = bench.freshQueue("http-steady");
+    String queue = bench.freshQueue("http");
     KeepAliveConnection producer = connections.producer;
     createQueue(producer, queue);
-    int perTick = Math.max(1, (int) (s.steadyRatePerSecond() * TICK_MILLIS / 1000));
-    int ticks = (jobs + perTick - 1) / perTick;
-    long tickNanos = TICK_MILLIS * 1_000_000;
-    long dueIn = s.steadyDueIn().toMillis();
-
-    Deliveries deliveries = new Deliveries(jobs);
-    HttpWorkers workers = HttpWorkers.start(server, connections.workers, queue, s.httpClaimMax(), settling,
-        deliveries, faults);
+    Deliveries drained = new Deliveries(drainJobs);
+    Deliveries steady = new Deliveries(steadyJobs);
+    DeliveryHandler handler = (index, dueMicros, receivedMicros) -> {
+      if (index >= 0 && index < drainJobs) {
+        drained.delivered(index, dueMicros, receivedMicros);
+      } else if (index >= drainJobs) {
+        steady.delivered(index - drainJobs, dueMicros, receivedMicros);
+      } else {
+        drained.delivered(-1, dueMicros, receivedMicros);
+      }
+    };
+    List<String> notes = new ArrayList<>();
+    HttpWorkers workers = HttpWorkers.start(server, connections.workers, queue, s.httpClaimMax(), settlingOfWorker,
+        handler, faults);
+    double schedulePerSecond;
+    double drainPerSecond;
+    double offeredPerSecond;
     int serverConnections = -1;
-    double produceSeconds;
-    boolean all;
     try {
       workers.go();
       Thread.sleep(SETTLE_MILLIS);
+
+      // why: paused, the queue hands out nothing while it is loaded, so the clock can start when it is resumed
+      post(producer, "/v1/queues/" + queue + "/pause", 204);
+      long due = System.currentTimeMillis();
+      long loadStart = System.nanoTime();
+      for (int from = 0; from < drainJobs; from += LOAD_BATCH) {
+        schedule(producer, queue, from, Math.min(LOAD_BATCH, drainJobs - from), due);
+      }
+      schedulePerSecond = drainJobs / ((System.nanoTime() - loadStart) / 1e9);
+      long resumed = System.nanoTime();
+      post(producer, "/v1/queues/" + queue + "/resume", 204);
+      Duration timeout = DrainScenario.timeout(drainJobs);
+      boolean all = drained.awaitAll(timeout);
+      long end = all ? drained.completedNanos() : System.nanoTime();
+      drainPerSecond = drained.distinct() / ((end - resumed) / 1e9);
+      if (!all) {
+        notes.add(String.format(Locale.ROOT, "drain stopped after %d s with %,d of %,d received",
+            timeout.toSeconds(), drained.distinct(), drainJobs));
+      }
+
+      int perTick = Math.max(1, (int) (s.steadyRatePerSecond() * TICK_MILLIS / 1000));
+      int ticks = (steadyJobs + perTick - 1) / perTick;
+      long tickNanos = TICK_MILLIS * 1_000_000;
+      long dueIn = s.steadyDueIn().toMillis();
       long start = System.nanoTime();
       for (int tick = 0; tick < ticks; tick++) {
         // why: pace to a fixed schedule, not a fixed gap, so a slow call is caught up on rather than drifting
@@ -202,21 +202,35 @@ final class HttpScenario {
           LockSupport.parkNanos(wait);
         }
         int from = tick * perTick;
-        schedule(producer, queue, from, Math.min(perTick, jobs - from), System.currentTimeMillis() + dueIn);
+        schedule(producer, queue, drainJobs + from, Math.min(perTick, steadyJobs - from),
+            System.currentTimeMillis() + dueIn);
         if (tick == ticks / 2) {
           // why: mid-run, with every worker in a claim or settling, and the idle connections idle
           serverConnections = server.establishedConnections();
         }
       }
-      produceSeconds = (System.nanoTime() - start) / 1e9;
-      all = deliveries.awaitAll(s.steadyDueIn().plus(GRACE));
+      offeredPerSecond = steadyJobs / ((System.nanoTime() - start) / 1e9);
+      if (!steady.awaitAll(s.steadyDueIn().plus(GRACE))) {
+        notes.add("steady: not all received within " + GRACE.toSeconds() + " s of the last due time");
+      }
       Thread.sleep(QUIET_MILLIS);
     } finally {
       workers.stop();
     }
-    String note = all ? "" : "steady: not all received within " + GRACE.toSeconds() + " s of the last due time";
-    note = DrainScenario.join(note, leftovers(producer, queue));
-    return new Steady(jobs / produceSeconds, deliveries.lateness(), deliveries.integrity(), serverConnections, note);
+    String left = leftovers(producer, queue);
+    if (!left.isEmpty()) {
+      notes.add(left);
+    }
+    return new Pass(schedulePerSecond, drainPerSecond, offeredPerSecond, steady.lateness(),
+        drained.integrity().plus(steady.integrity()), serverConnections, String.join("; ", notes));
+  }
+
+  /** A {@code POST} without a body that must answer {@code status}. */
+  private static void post(KeepAliveConnection connection, String target, int status) throws IOException {
+    KeepAliveConnection.Answer answer = connection.send("POST", target, null);
+    if (answer.status() != status) {
+      throw new IllegalStateException("POST " + target + " answered " + answer.status() + ": " + answer.text());
+    }
   }
 
   /** {@code PUT /v1/queues/{queue}} with 1 partition, as every other scenario's queue has. */

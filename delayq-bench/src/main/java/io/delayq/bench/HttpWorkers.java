@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntFunction;
 
 /**
  * The HTTP scenario's workers, as a worker in another language would be written: one thread per
@@ -75,15 +76,16 @@ final class HttpWorkers {
 
   /**
    * Starts a worker on each of {@code connections} (replacing a connection that breaks in place),
-   * held until {@link #go()}.
+   * held until {@link #go()}; worker {@code i} settles as {@code settlingOfWorker} says for {@code i}.
    */
   static HttpWorkers start(BenchServer server, List<KeepAliveConnection> connections, String queue,
-      int claimMax, Settling settling, Deliveries deliveries, Faults faults) {
+      int claimMax, IntFunction<Settling> settlingOfWorker, DeliveryHandler handler, Faults faults) {
     HttpWorkers workers = new HttpWorkers();
     String claim = "/v1/queues/" + queue + "/claim?max=" + claimMax + "&waitMs=" + WAIT_MS + "&leaseMs=" + LEASE_MS;
     for (int i = 0; i < connections.size(); i++) {
       int slot = i;
-      Thread t = new Thread(() -> workers.loop(server, connections, slot, queue, claim, settling, deliveries, faults),
+      Settling settling = settlingOfWorker.apply(i);
+      Thread t = new Thread(() -> workers.loop(server, connections, slot, queue, claim, settling, handler, faults),
           "bench-http-worker-" + i);
       t.setDaemon(true);
       workers.threads.add(t);
@@ -108,7 +110,7 @@ final class HttpWorkers {
   }
 
   private void loop(BenchServer server, List<KeepAliveConnection> connections, int slot, String queue, String claim,
-      Settling settling, Deliveries deliveries, Faults faults) {
+      Settling settling, DeliveryHandler handler, Faults faults) {
     try {
       go.await();
     } catch (InterruptedException e) {
@@ -127,7 +129,7 @@ final class HttpWorkers {
         }
         JsonNode jobs = JSON.readTree(answer.body());
         for (JsonNode job : jobs) {
-          deliveries.delivered(index(job.path("id").asText()), job.path("runAt").asLong() * 1_000, receivedMicros);
+          handler.delivered(index(job.path("id").asText()), job.path("runAt").asLong() * 1_000, receivedMicros);
         }
         if (!jobs.isEmpty()) {
           settle(connection, queue, jobs, settling, faults);
