@@ -2,8 +2,9 @@ package io.delayq.bench;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
+import java.net.InetAddress;
 import java.net.URISyntaxException;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -133,24 +135,35 @@ final class BenchServer implements AutoCloseable {
   }
 
   /**
-   * TCP connections in state ESTABLISHED whose local end is the server's port, as {@code ss -tn
-   * state established sport = :PORT} counts them: every client connection the server holds right
-   * now. -1 when {@code /proc/net/tcp} cannot be read (not Linux).
+   * TCP connections in state ESTABLISHED whose local end is the server's address and port, as {@code
+   * ss -tn state established src ADDRESS:PORT} counts them: every client connection the server holds
+   * right now. -1 when {@code /proc/net/tcp} cannot be read (not Linux) or the server is not on IPv4.
    */
   int establishedConnections() {
-    String portHex = String.format(Locale.ROOT, "%04X", port);
+    // A line is "  12: 0100007F:1F90 0100007F:C350 01 ...": slot, local address:port, remote, state. The
+    // address is in the kernel's (little-endian) byte order; a Java server's socket is usually IPv6 with
+    // the IPv4 address mapped into it (::ffff:127.0.0.1), which /proc/net/tcp6 lists.
+    String ipv4;
+    try {
+      byte[] address = InetAddress.getByName(host).getAddress();
+      if (address.length != 4) {
+        return -1;
+      }
+      ipv4 = String.format(Locale.ROOT, "%02X%02X%02X%02X", address[3], address[2], address[1], address[0]);
+    } catch (UnknownHostException e) {
+      return -1;
+    }
+    String port = String.format(Locale.ROOT, ":%04X", this.port);
+    Set<String> local = Set.of(ipv4 + port, "0000000000000000FFFF0000" + ipv4 + port);
     int count = 0;
     boolean read = false;
     for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
-      Path file = Path.of(table);
-      if (!Files.isReadable(file)) {
-        continue;
-      }
       try {
-        for (String line : Files.readAllLines(file, StandardCharsets.US_ASCII)) {
-          // "  12: 0100007F:1F90 0100007F:C350 01 ..." = sl, local address:port, remote, state
+        for (String line : Files.readAllLines(Path.of(table), StandardCharsets.US_ASCII)) {
           String[] fields = line.trim().split("\\s+");
-          if (fields.length > 3 && fields[1].endsWith(":" + portHex) && fields[3].equals(ESTABLISHED)) {
+          // why: the address too, not just the port: another program's connection from another address may
+          // have this port as its own
+          if (fields.length > 3 && local.contains(fields[1]) && fields[3].equals(ESTABLISHED)) {
             count++;
           }
         }

@@ -47,6 +47,8 @@ final class HttpScenario {
   /** Past the last due time, how long stragglers are waited for. */
   private static final Duration GRACE = Duration.ofSeconds(30);
   private static final Duration WARMUP_STEADY = Duration.ofSeconds(1);
+  /** The warm-up's drain, in measured drains. */
+  static final int WARMUP_DRAINS = 2;
 
   private HttpScenario() {}
 
@@ -92,12 +94,14 @@ final class HttpScenario {
   }
 
   /**
-   * Untimed: one drain and a short steady run with half the workers settling each way, so that both
-   * JVMs have compiled both paths.
+   * Untimed: a drain twice as large as the measured ones and a short steady run, with half the
+   * workers settling each way, so that both JVMs have compiled the paths measured. With a drain only
+   * as large (50 {@code jobs:batch} calls), the way of settling measured first still scheduled at half
+   * the rate of the second.
    */
   private static void warmUp(Bench bench, BenchServer server, Connections connections)
       throws IOException, InterruptedException {
-    int jobs = bench.settings.warmupJobs();
+    int jobs = WARMUP_DRAINS * bench.settings.httpDrainJobs();
     int steadyJobs = (int) (bench.settings.steadyRatePerSecond() * WARMUP_STEADY.toMillis() / 1000);
     bench.log("http warm-up: %,d jobs drained and %d s steady, half the workers settling each way", jobs,
         WARMUP_STEADY.toSeconds());
@@ -138,9 +142,9 @@ final class HttpScenario {
 
   /**
    * The workers start waiting on a new queue; then a drain of {@code drainJobs} (ids 0 to drainJobs -
-   * 1), loaded while the queue is paused and released by resuming it; then {@code steadyJobs} (the ids after those) at the steady rate, a
-   * {@code jobs:batch} call every {@value #TICK_MILLIS} ms, each job due {@code steadyDueIn} after its
-   * call; then the workers stop.
+   * 1), loaded while the queue is paused and released by resuming it; then {@code steadyJobs} (the ids
+   * after those) at the steady rate, a {@code jobs:batch} call every {@value #TICK_MILLIS} ms, each job
+   * due {@code steadyDueIn} after its call; then the workers stop.
    */
   private static Pass pass(Bench bench, BenchServer server, Connections connections,
       IntFunction<HttpWorkers.Settling> settlingOfWorker, int drainJobs, int steadyJobs, HttpWorkers.Faults faults)

@@ -114,7 +114,8 @@ final class Report {
     line("delayq against Redisson's `RDelayedQueue`, the plain sorted-set loop (one job per call, and batched),");
     line("and the ceiling `redis-benchmark` reaches with bare `ZADD`s, all in one run on one Redis; then delayq alone");
     line("on that Redis and on a Redis Cluster, which the run starts too; then delayq's enqueue on a primary with one");
-    line("replica, with and without waiting for it; last, delayq-server's HTTP API, the server run as its own process.");
+    line("replica, with and without waiting for it; last, delayq-server's HTTP API, the server run as its own");
+    line("process.");
     line("One command, from the repository root, builds everything and runs it all:");
     line();
     line("    " + RunInfo.COMMAND);
@@ -787,15 +788,19 @@ final class Report {
         + " `[{\"id\",\"token\",\"outcome\":\"ack\"}, …]` (at most " + s.httpClaimMax() + " a call); per-job"
         + " ack: one `POST /v1/queues/{q}/jobs/{id}/ack {\"token\"}` per job, for comparison");
     row("producer", "one more connection: the drain's jobs with `jobs:batch` calls of "
-        + Fmt.count(HttpScenario.LOAD_BATCH) + ", one after another, all due at once, before the workers start;"
-        + " the steady jobs at " + Fmt.count(s.steadyRatePerSecond()) + " jobs/s as one `jobs:batch` call of "
-        + perTick + " every " + HttpScenario.TICK_MILLIS + " ms (paced to a fixed schedule), each job due "
+        + Fmt.count(HttpScenario.LOAD_BATCH) + ", one after another, all due at once, while the queue is paused"
+        + " (`POST /v1/queues/{q}/pause`), then `resume`, which wakes the waiting claims; the drain is timed from"
+        + " the resume. Then the steady jobs at " + Fmt.count(s.steadyRatePerSecond()) + " jobs/s as one"
+        + " `jobs:batch` call of " + perTick + " every " + HttpScenario.TICK_MILLIS + " ms (paced to a fixed"
+        + " schedule), each job due "
         + s.steadyDueIn().toMillis() + " ms after its call");
     row("jobs", Job.PAYLOAD_BYTES + "-byte ASCII `payload` (a JSON string), id = the job's number, `runAt` in"
         + " epoch ms, 1 partition (`PUT /v1/queues/{q}` `{\"partitions\":1}`), a new queue per run");
-    row("sizes", "per way of settling: a drain of " + Fmt.count(s.httpDrainJobs()) + " jobs, then "
-        + s.httpSteadyDuration().toSeconds() + " s steady (" + Fmt.count(s.httpSteadyJobs()) + " jobs); before"
-        + " both, an untimed warm-up of " + Fmt.count(s.warmupJobs()) + " jobs drained each way and 1 s steady");
+    row("sizes", "per way of settling, on a new queue with the workers waiting on it: a drain of "
+        + Fmt.count(s.httpDrainJobs()) + " jobs, then " + s.httpSteadyDuration().toSeconds() + " s steady ("
+        + Fmt.count(s.httpSteadyJobs()) + " jobs); before both, an untimed warm-up: a drain of "
+        + Fmt.count((long) HttpScenario.WARMUP_DRAINS * s.httpDrainJobs()) + " jobs and 1 s steady, half the"
+        + " workers settling each way");
     row("machine", info.machine().cores() + " cores (nproc), shared by the server JVM, Redis and the benchmark"
         + " JVM (" + workers + " worker threads, the producer)");
     line();
@@ -808,7 +813,8 @@ final class Report {
       Optional<Results.HttpResult> found = Optional.ofNullable(x);
       Optional<Lateness> l = found.map(Results.HttpResult::lateness);
       Optional<Integrity> integrity = found.map(Results.HttpResult::integrity);
-      row(settling.label(), Fmt.count(s.httpDrainJobs()), found.map(e -> Fmt.rate(e.schedulePerSecond())).orElse(Fmt.NONE),
+      row(settling.label(), Fmt.count(s.httpDrainJobs()),
+          found.map(e -> Fmt.rate(e.schedulePerSecond())).orElse(Fmt.NONE),
           found.map(e -> Fmt.rate(e.drainPerSecond())).orElse(Fmt.NONE), Fmt.count(s.httpSteadyJobs()),
           found.map(e -> Fmt.rate(e.offeredPerSecond())).orElse(Fmt.NONE),
           l.map(v -> Fmt.ms(v.p50Micros())).orElse(Fmt.NONE), l.map(v -> Fmt.ms(v.p99Micros())).orElse(Fmt.NONE),
@@ -823,7 +829,8 @@ final class Report {
     line();
     line("Lateness = when the worker had read the claim answer holding the job (`Clock.systemUTC()`, µs) minus"
         + " the job's `runAt` (ms), both by this machine's clock, which the server's Redis uses too; early ones are"
-        + " counted and recorded as 0. Drain jobs/s: from the workers' start to the last job's first receipt."
+        + " counted and recorded as 0. Drain jobs/s: from the resume to the last job's first receipt; schedule"
+        + " jobs/s: the drain's load, from the first `jobs:batch` call to the answer of the last."
         + " Server connections: TCP connections in state ESTABLISHED on the server's port, counted in"
         + " `/proc/net/tcp` as `ss -tn state established sport = :PORT` would, halfway through the steady run;"
         + " expected " + workers + " + " + idle + " + 1 = " + Fmt.count(workers + idle + 1L) + ". Settle errors:"

@@ -20,8 +20,8 @@ import java.util.Set;
  * @param redisChoice why that executable
  * @param wallSeconds how long the run took, start of Redis to the end of the last scenario
  */
-record RunInfo(Instant date, BenchSettings settings, Set<Scenario> scenarios, Machine machine, String redisVersion, Path redisBinary,
-    String redisChoice, double wallSeconds) {
+record RunInfo(Instant date, BenchSettings settings, Set<Scenario> scenarios, Machine machine, String redisVersion,
+    Path redisBinary, String redisChoice, double wallSeconds) {
 
   /** The one command that builds and runs the full benchmark, from the repository root. */
   static final String COMMAND = "mvn -q -DskipTests package && java -jar delayq-bench/target/delayq-bench.jar";
