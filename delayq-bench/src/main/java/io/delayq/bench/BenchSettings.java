@@ -34,6 +34,7 @@ import java.util.List;
  * @param httpIdleConnections idle keep-alive connections held open during the HTTP scenario
  * @param httpClaimMax {@code max} of every claim in the HTTP scenario
  * @param httpDrainJobs jobs drained per way of settling in the HTTP scenario
+ * @param httpWarmupJobs jobs the HTTP scenario's untimed warm-up drains
  * @param httpSteadyDuration how long the HTTP scenario's steady producer runs (at {@code
  *     steadyRatePerSecond}, each job due {@code steadyDueIn} after it is scheduled)
  */
@@ -65,6 +66,7 @@ record BenchSettings(
     int httpIdleConnections,
     int httpClaimMax,
     int httpDrainJobs,
+    int httpWarmupJobs,
     Duration httpSteadyDuration) {
 
   /** The run the issue specifies. */
@@ -72,7 +74,7 @@ record BenchSettings(
     return new BenchSettings(false, 4, 200_000, 200_000, 2_000, Duration.ofSeconds(20), Duration.ofSeconds(1),
         Duration.ofSeconds(10), 1_000_000, List.of(10_000, 1_000_000, 10_000_000), 50_000, 1_000_000,
         Duration.ofSeconds(30), List.of(1, 4, 16), 200_000, 200_000, 20_000, 200_000, 200_000, 1_000_000, 10_000, 4,
-        5_000, 64, 256, 100, 50_000, Duration.ofSeconds(10));
+        5_000, 64, 256, 100, 50_000, 100_000, Duration.ofSeconds(10));
   }
 
   /** Small counts: checks the harness end to end in well under two minutes. */
@@ -80,7 +82,7 @@ record BenchSettings(
     return new BenchSettings(true, 4, 20_000, 20_000, 2_000, Duration.ofSeconds(3), Duration.ofSeconds(1),
         Duration.ofSeconds(2), 100_000, List.of(10_000, 100_000), 5_000, 10_000,
         Duration.ofSeconds(10), List.of(1, 4, 16), 10_000, 10_000, 2_000, 20_000, 50_000, 300_000, 10_000, 4, 2_000,
-        64, 256, 100, 5_000, Duration.ofSeconds(2));
+        64, 256, 100, 5_000, 2_000, Duration.ofSeconds(2));
   }
 
   int steadyJobs() {

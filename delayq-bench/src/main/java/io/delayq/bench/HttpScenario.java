@@ -47,8 +47,6 @@ final class HttpScenario {
   /** Past the last due time, how long stragglers are waited for. */
   private static final Duration GRACE = Duration.ofSeconds(30);
   private static final Duration WARMUP_STEADY = Duration.ofSeconds(1);
-  /** The warm-up's drain, in measured drains. */
-  static final int WARMUP_DRAINS = 2;
 
   private HttpScenario() {}
 
@@ -94,14 +92,14 @@ final class HttpScenario {
   }
 
   /**
-   * Untimed: a drain twice as large as the measured ones and a short steady run, with half the
-   * workers settling each way, so that both JVMs have compiled the paths measured. With a drain only
-   * as large (50 {@code jobs:batch} calls), the way of settling measured first still scheduled at half
-   * the rate of the second.
+   * Untimed: a drain and a short steady run, with half the workers settling each way, so that both
+   * JVMs have compiled the paths measured. The full run's warm-up drain is twice a measured one: with
+   * one only as large (50 {@code jobs:batch} calls), the way of settling measured first still
+   * scheduled at half the rate of the second. The quick run's is small, to stay short.
    */
   private static void warmUp(Bench bench, BenchServer server, Connections connections)
       throws IOException, InterruptedException {
-    int jobs = WARMUP_DRAINS * bench.settings.httpDrainJobs();
+    int jobs = bench.settings.httpWarmupJobs();
     int steadyJobs = (int) (bench.settings.steadyRatePerSecond() * WARMUP_STEADY.toMillis() / 1000);
     bench.log("http warm-up: %,d jobs drained and %d s steady, half the workers settling each way", jobs,
         WARMUP_STEADY.toSeconds());
