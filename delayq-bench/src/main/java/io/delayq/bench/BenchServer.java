@@ -9,19 +9,21 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The real {@code delayq-server.jar} of the HTTP scenario, run as its own JVM the way it runs in
  * production: {@code java -jar delayq-server.jar serve --port 0 --redis <the bench's Redis>}, every
- * other setting at its default (the access log included). Its output goes to a file, so nothing
- * the server prints can stall it or be lost; stopped with SIGTERM.
+ * other setting at its default (the access log included). Its output goes to a file in a temp dir
+ * of its own, so nothing the server prints can stall it; stopped with SIGTERM, and the temp dir
+ * deleted.
  */
 final class BenchServer implements AutoCloseable {
   /** The line the server logs once it accepts requests. */
@@ -29,21 +31,28 @@ final class BenchServer implements AutoCloseable {
   private static final Duration STARTUP = Duration.ofSeconds(90);
   private static final Duration STOP = Duration.ofSeconds(30);
   private static final String JAR_NAME = "delayq-server.jar";
+  private static final String LOG_NAME = "server.log";
   /** TCP state ESTABLISHED in {@code /proc/net/tcp}. */
   private static final String ESTABLISHED = "01";
 
   private final Process process;
+  private final Path dir;
   private final Path log;
   private final String host;
   private final int port;
   private final Path jar;
+  /** Kills the server if the benchmark's JVM ends without closing it (Ctrl-C). */
+  private final Thread orphanGuard;
 
-  private BenchServer(Process process, Path log, String host, int port, Path jar) {
+  private BenchServer(Process process, Path dir, String host, int port, Path jar) {
     this.process = process;
-    this.log = log;
+    this.dir = dir;
+    this.log = dir.resolve(LOG_NAME);
     this.host = host;
     this.port = port;
     this.jar = jar;
+    this.orphanGuard = new Thread(process::destroyForcibly, "bench-server-orphan-guard");
+    Runtime.getRuntime().addShutdownHook(orphanGuard);
   }
 
   /**
@@ -58,34 +67,44 @@ final class BenchServer implements AutoCloseable {
     }
     try {
       Path dir = Files.createTempDirectory("delayq-bench-server-");
-      Path log = dir.resolve("server.log");
-      List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-jar", serverJar.toString(), "serve", "--port", "0", "--redis", redisUri,
-          "--data-dir", dir.resolve("data").toString()));
+      Path log = dir.resolve(LOG_NAME);
+      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+      List<String> command = List.of(java, "-jar", serverJar.toString(), "serve", "--port", "0", "--redis", redisUri,
+          "--data-dir", dir.resolve("data").toString());
       ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
           .redirectOutput(log.toFile());
       // why: the machine's own delayq settings must not change what is measured
       builder.environment().remove("REDIS_URL");
       builder.environment().keySet().removeIf(name -> name.startsWith("DELAYQ_"));
       Process process = builder.start();
-      long deadline = System.nanoTime() + STARTUP.toNanos();
-      while (System.nanoTime() < deadline) {
-        Matcher m = LISTENING.matcher(Files.readString(log, StandardCharsets.UTF_8));
-        if (m.find()) {
-          return new BenchServer(process, log, m.group(1), Integer.parseInt(m.group(2)), serverJar);
-        }
-        if (!process.isAlive()) {
-          throw new IllegalStateException("delayq-server exited with " + process.exitValue()
-              + " before listening; its output:\n" + Files.readString(log, StandardCharsets.UTF_8));
-        }
-        Thread.sleep(50);
+      try {
+        return awaitListening(process, dir, log, serverJar);
+      } catch (RuntimeException | InterruptedException e) {
+        process.destroyForcibly();
+        throw e;
       }
-      process.destroyForcibly();
-      throw new IllegalStateException("delayq-server did not listen within " + STARTUP.toSeconds()
-          + " s; its output:\n" + Files.readString(log, StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + serverJar, e);
     }
+  }
+
+  /** Polls the server's output for the line saying it listens; the IOException is reading that output. */
+  private static BenchServer awaitListening(Process process, Path dir, Path log, Path serverJar)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + STARTUP.toNanos();
+    while (System.nanoTime() < deadline) {
+      Matcher m = LISTENING.matcher(Files.readString(log, StandardCharsets.UTF_8));
+      if (m.find()) {
+        return new BenchServer(process, dir, m.group(1), Integer.parseInt(m.group(2)), serverJar);
+      }
+      if (!process.isAlive()) {
+        throw new IllegalStateException("delayq-server exited with " + process.exitValue()
+            + " before listening; its output (" + log + "):\n" + Files.readString(log, StandardCharsets.UTF_8));
+      }
+      Thread.sleep(50);
+    }
+    throw new IllegalStateException("delayq-server did not listen within " + STARTUP.toSeconds()
+        + " s; its output (" + log + "):\n" + Files.readString(log, StandardCharsets.UTF_8));
   }
 
   /**
@@ -123,11 +142,6 @@ final class BenchServer implements AutoCloseable {
 
   Path jar() {
     return jar;
-  }
-
-  /** Where the server's output goes. */
-  Path log() {
-    return log;
   }
 
   String baseUrl() {
@@ -185,9 +199,14 @@ final class BenchServer implements AutoCloseable {
     }
   }
 
-  /** SIGTERM, then up to 30 s for it to exit (after that it is killed). */
+  /** SIGTERM, then up to 30 s for it to exit (after that it is killed); then its temp dir goes. */
   @Override
   public void close() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(orphanGuard);
+    } catch (IllegalStateException e) {
+      // the JVM is shutting down already, and the guard with it
+    }
     process.toHandle().destroy();
     try {
       if (!process.waitFor(STOP.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -197,6 +216,11 @@ final class BenchServer implements AutoCloseable {
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+    } catch (IOException e) {
+      // a temp dir left behind is harmless
     }
   }
 }
