@@ -93,9 +93,8 @@ final class HttpScenario {
 
   /**
    * Untimed: a drain and a short steady run, with half the workers settling each way, so that both
-   * JVMs have compiled the paths measured. The full run's warm-up drain is twice a measured one: with
-   * one only as large (50 {@code jobs:batch} calls), the way of settling measured first still
-   * scheduled at half the rate of the second. The quick run's is small, to stay short.
+   * JVMs have compiled the paths measured. The full run's warm-up drain is twice a measured one; the
+   * quick run's is small, to stay short.
    */
   private static void warmUp(Bench bench, BenchServer server, Connections connections)
       throws IOException, InterruptedException {
