@@ -799,7 +799,7 @@ final class Report {
     row("sizes", "per way of settling, on a new queue with the workers waiting on it: a drain of "
         + Fmt.count(s.httpDrainJobs()) + " jobs, then " + s.httpSteadyDuration().toSeconds() + " s steady ("
         + Fmt.count(s.httpSteadyJobs()) + " jobs); before both, an untimed warm-up: a drain of "
-        + Fmt.count(s.httpWarmupJobs()) + " jobs and 1 s steady, half the"
+        + Fmt.count(s.httpWarmupJobs()) + " jobs and " + s.httpWarmupSteady().toSeconds() + " s steady, half the"
         + " workers settling each way");
     row("machine", info.machine().cores() + " cores (nproc), shared by the server JVM, Redis and the benchmark"
         + " JVM (" + workers + " worker threads, the producer)");
