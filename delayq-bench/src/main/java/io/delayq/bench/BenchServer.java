@@ -150,8 +150,9 @@ final class BenchServer implements AutoCloseable {
 
   /**
    * TCP connections in state ESTABLISHED whose local end is the server's address and port, as {@code
-   * ss -tn state established src ADDRESS:PORT} counts them: every client connection the server holds
-   * right now. -1 when {@code /proc/net/tcp} cannot be read (not Linux) or the server is not on IPv4.
+   * ss -tn state established '( sport = :PORT )'} lists them: every client connection the server
+   * holds right now. -1 when {@code /proc/net/tcp} cannot be read (not Linux) or the server is not on
+   * IPv4.
    */
   int establishedConnections() {
     // A line is "  12: 0100007F:1F90 0100007F:C350 01 ...": slot, local address:port, remote, state. The

@@ -831,8 +831,9 @@ final class Report {
         + " the job's `runAt` (ms), both by this machine's clock, which the server's Redis uses too; early ones are"
         + " counted and recorded as 0. Drain jobs/s: from the resume to the last job's first receipt; schedule"
         + " jobs/s: the drain's load, from the first `jobs:batch` call to the answer of the last."
-        + " Server connections: TCP connections in state ESTABLISHED on the server's port, counted in"
-        + " `/proc/net/tcp` as `ss -tn state established sport = :PORT` would, halfway through the steady run;"
+        + " Server connections: TCP connections in state ESTABLISHED on the server's address and port, counted"
+        + " in `/proc/net/tcp` and `/proc/net/tcp6` (as `ss -tn state established '( sport = :PORT )'` lists"
+        + " them) halfway through the steady run;"
         + " expected " + workers + " + " + idle + " + 1 = " + Fmt.count(workers + idle + 1L) + ". Settle errors:"
         + " settle elements (or acks) not answered 204. Lost and duplicates are counted by id over the drain and"
         + " the steady jobs together.");
