@@ -1,6 +1,7 @@
 package io.delayq.bench;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,15 +13,18 @@ final class Bench {
 
   final BenchSettings settings;
   final BenchRedis redis;
+  /** The delayq-server.jar the HTTP scenario runs, or {@code null} for {@link BenchServer#defaultJar()}. */
+  final Path serverJar;
   final Results results = new Results();
   private final PrintStream out;
   private final long startNanos = System.nanoTime();
   private final Map<String, Double> bulkRates = new ConcurrentHashMap<>();
   private int queues;
 
-  Bench(BenchSettings settings, BenchRedis redis, PrintStream out) {
+  Bench(BenchSettings settings, BenchRedis redis, Path serverJar, PrintStream out) {
     this.settings = settings;
     this.redis = redis;
+    this.serverJar = serverJar;
     this.out = out;
   }
 

@@ -30,6 +30,14 @@ import java.util.List;
  * @param bulkChunk jobs per bulk call
  * @param loadThreads threads that load large backlogs
  * @param warmupJobs jobs each contender handles before anything is measured
+ * @param httpWorkers long-polling workers of the HTTP scenario, each on its own connection
+ * @param httpIdleConnections idle keep-alive connections held open during the HTTP scenario
+ * @param httpClaimMax {@code max} of every claim in the HTTP scenario
+ * @param httpDrainJobs jobs drained per way of settling in the HTTP scenario
+ * @param httpWarmupJobs jobs the HTTP scenario's untimed warm-up drains
+ * @param httpWarmupSteady how long the HTTP scenario's untimed warm-up runs steady after its drain
+ * @param httpSteadyDuration how long the HTTP scenario's steady producer runs (at {@code
+ *     steadyRatePerSecond}, each job due {@code steadyDueIn} after it is scheduled)
  */
 record BenchSettings(
     boolean quick,
@@ -54,24 +62,36 @@ record BenchSettings(
     int ceilingPipelinedRequests,
     int bulkChunk,
     int loadThreads,
-    int warmupJobs) {
+    int warmupJobs,
+    int httpWorkers,
+    int httpIdleConnections,
+    int httpClaimMax,
+    int httpDrainJobs,
+    int httpWarmupJobs,
+    Duration httpWarmupSteady,
+    Duration httpSteadyDuration) {
 
   /** The run the issue specifies. */
   static BenchSettings full() {
     return new BenchSettings(false, 4, 200_000, 200_000, 2_000, Duration.ofSeconds(20), Duration.ofSeconds(1),
         Duration.ofSeconds(10), 1_000_000, List.of(10_000, 1_000_000, 10_000_000), 50_000, 1_000_000,
         Duration.ofSeconds(30), List.of(1, 4, 16), 200_000, 200_000, 20_000, 200_000, 200_000, 1_000_000, 10_000, 4,
-        5_000);
+        5_000, 64, 256, 100, 50_000, 50_000, Duration.ofSeconds(5), Duration.ofSeconds(10));
   }
 
   /** Small counts: checks the harness end to end in well under two minutes. */
   static BenchSettings quickMode() {
     return new BenchSettings(true, 4, 20_000, 20_000, 2_000, Duration.ofSeconds(3), Duration.ofSeconds(1),
         Duration.ofSeconds(2), 100_000, List.of(10_000, 100_000), 5_000, 10_000,
-        Duration.ofSeconds(10), List.of(1, 4, 16), 10_000, 10_000, 2_000, 20_000, 50_000, 300_000, 10_000, 4, 2_000);
+        Duration.ofSeconds(10), List.of(1, 4, 16), 10_000, 10_000, 2_000, 20_000, 50_000, 300_000, 10_000, 4, 2_000,
+        64, 256, 100, 5_000, 2_000, Duration.ofSeconds(1), Duration.ofSeconds(2));
   }
 
   int steadyJobs() {
     return (int) (steadyRatePerSecond * steadyDuration.toMillis() / 1000);
+  }
+
+  int httpSteadyJobs() {
+    return (int) (steadyRatePerSecond * httpSteadyDuration.toMillis() / 1000);
   }
 }

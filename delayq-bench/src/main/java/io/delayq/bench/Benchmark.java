@@ -2,6 +2,7 @@ package io.delayq.bench;
 
 import io.delayq.Delayq;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -9,8 +10,9 @@ import java.util.function.Function;
  * Runs every scenario for every contender, one after another, on one Redis, and the memory of
  * delayq's idempotency window there ({@link IdempotencyScenario}); then delayq alone on that Redis
  * and on a Redis Cluster ({@link ClusterScenario}); then delayq's enqueue on a primary with one
- * replica, with and without waiting for it ({@link DurableScenario}). A contender that fails in
- * one scenario gets a row saying so, and the run goes on.
+ * replica, with and without waiting for it ({@link DurableScenario}); last delayq-server's HTTP API
+ * on that Redis ({@link HttpScenario}). A contender that fails in one scenario gets a row saying
+ * so, and the run goes on. Only the {@link Scenario}s asked for run ({@code --only}).
  */
 final class Benchmark {
   /** The queues compared; the redis-benchmark ceiling is measured apart ({@link Ceiling}). */
@@ -21,53 +23,65 @@ final class Benchmark {
       SortedSetLoopContender.factory(SortedSetLoopContender.BATCH));
 
   private final Bench bench;
+  private final Set<Scenario> scenarios;
 
-  Benchmark(Bench bench) {
+  Benchmark(Bench bench, Set<Scenario> scenarios) {
     this.bench = bench;
+    this.scenarios = scenarios;
+  }
+
+  private boolean runs(Scenario scenario) {
+    return scenarios.contains(scenario);
   }
 
   Results run() {
     BenchSettings s = bench.settings;
     Results results = bench.results;
 
-    bench.log("ceiling: redis-benchmark ZADD, %d clients, plain and -P %d", Ceiling.CLIENTS, Ceiling.PIPELINE);
-    results.ceiling = Ceiling.measure(bench.redis.binary(), bench.redis.port(), s.ceilingRequests(),
-        s.ceilingPipelinedRequests());
-    bench.reset();
-    bench.log("  %s", results.ceiling.available()
-        ? String.format("%,.0f ZADD/s; pipelined %,.0f ZADD/s", results.ceiling.zaddPerSecond(),
-            results.ceiling.pipelinedZaddPerSecond())
-        : results.ceiling.unavailable());
-
-    for (Contender.Factory f : CONTENDERS) {
-      attempt("warm-up", f, () -> {
-        Warmup.run(bench, f);
-        return null;
-      }, r -> { }, e -> null);
+    if (runs(Scenario.CEILING)) {
+      bench.log("ceiling: redis-benchmark ZADD, %d clients, plain and -P %d", Ceiling.CLIENTS, Ceiling.PIPELINE);
+      results.ceiling = Ceiling.measure(bench.redis.binary(), bench.redis.port(), s.ceilingRequests(),
+          s.ceilingPipelinedRequests());
+      bench.reset();
+      bench.log("  %s", results.ceiling.available()
+          ? String.format("%,.0f ZADD/s; pipelined %,.0f ZADD/s", results.ceiling.zaddPerSecond(),
+              results.ceiling.pipelinedZaddPerSecond())
+          : results.ceiling.unavailable());
     }
-    for (Contender.Factory f : CONTENDERS) {
+
+    if (scenarios.stream().anyMatch(Scenario.CONTENDER_TABLES::contains)) {
+      for (Contender.Factory f : CONTENDERS) {
+        attempt("warm-up", f, () -> {
+          Warmup.run(bench, f);
+          return null;
+        }, r -> { }, e -> null);
+      }
+    }
+    for (Contender.Factory f : runs(Scenario.ENQUEUE) ? CONTENDERS : List.<Contender.Factory>of()) {
       attempt("enqueue", f, () -> EnqueueScenario.run(bench, f), results.enqueue::add,
           e -> new Results.EnqueueResult(f.name(), s.enqueueJobs(), Double.NaN, Double.NaN, null, e));
     }
-    for (Contender.Factory f : CONTENDERS) {
+    for (Contender.Factory f : runs(Scenario.DRAIN) ? CONTENDERS : List.<Contender.Factory>of()) {
       attempt("drain", f, () -> DrainScenario.run(bench, f, s.drainJobs(), 1), results.drain::add,
           e -> Results.DrainResult.notRun(f.name(), s.drainJobs(), 1, 0, e));
     }
-    for (Contender.Factory f : CONTENDERS) {
+    for (Contender.Factory f : runs(Scenario.STEADY) ? CONTENDERS : List.<Contender.Factory>of()) {
       attempt("steady", f, () -> SteadyScenario.run(bench, f), results.steady::add,
           e -> new Results.SteadyResult(f.name(), s.steadyJobs(), Double.NaN, null, null, null, e));
     }
-    for (Contender.Factory f : CONTENDERS) {
+    for (Contender.Factory f : runs(Scenario.IDLE) ? CONTENDERS : List.<Contender.Factory>of()) {
       attempt("idle", f, () -> IdleScenario.run(bench, f), results.idle::add,
           e -> new Results.IdleResult(f.name(), Double.NaN, Double.NaN, Double.NaN, null, e));
     }
-    for (Contender.Factory f : CONTENDERS) {
+    for (Contender.Factory f : runs(Scenario.MEMORY) ? CONTENDERS : List.<Contender.Factory>of()) {
       memoryThenBacklog(f);
     }
-    attempt("idempotency window", DelayqContender.factory(1), () -> IdempotencyScenario.run(bench),
-        r -> results.idempotency = r,
-        e -> Results.IdempotencyResult.notRun(s.memoryJobs(), Delayq.Builder.DEFAULT_IDEMPOTENCY_WINDOW, e));
-    for (int backlog : s.backlogSizes()) {
+    if (runs(Scenario.IDEMPOTENCY)) {
+      attempt("idempotency window", DelayqContender.factory(1), () -> IdempotencyScenario.run(bench),
+          r -> results.idempotency = r,
+          e -> Results.IdempotencyResult.notRun(s.memoryJobs(), Delayq.Builder.DEFAULT_IDEMPOTENCY_WINDOW, e));
+    }
+    for (int backlog : runs(Scenario.BACKLOG) ? s.backlogSizes() : List.<Integer>of()) {
       for (Contender.Factory f : CONTENDERS) {
         if (Results.find(results.backlog, x -> x.contender().equals(f.name()) && x.backlog() == backlog).isEmpty()) {
           attempt(String.format("backlog %,d", backlog), f, () -> BacklogScenario.run(bench, f, backlog),
@@ -75,26 +89,41 @@ final class Benchmark {
         }
       }
     }
-    for (int partitions : s.partitionCounts()) {
+    for (int partitions : runs(Scenario.PARTITIONS) ? s.partitionCounts() : List.<Integer>of()) {
       Contender.Factory f = DelayqContender.factory(partitions);
       attempt("partitions " + partitions, f, () -> PartitionsScenario.run(bench, partitions),
           results.partitions::add, e -> Results.DrainResult.notRun(f.name(), s.partitionJobs(), partitions, 0, e));
     }
-    bench.log("cluster: delayq at %s partitions, on the single node, then on a %d-master Redis Cluster",
-        s.partitionCounts(), BenchCluster.MASTERS);
-    try {
-      ClusterScenario.run(bench);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted during the cluster scenario", e);
+    if (runs(Scenario.CLUSTER)) {
+      bench.log("cluster: delayq at %s partitions, on the single node, then on a %d-master Redis Cluster",
+          s.partitionCounts(), BenchCluster.MASTERS);
+      try {
+        ClusterScenario.run(bench);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted during the cluster scenario", e);
+      }
     }
-    bench.log("durable: delayq's enqueue on a primary with %d replica, plain, then with waitForReplicas(%d, %d s)",
-        BenchReplicaPair.REPLICAS, BenchReplicaPair.REPLICAS, DurableScenario.WAIT_TIMEOUT.toSeconds());
-    try {
-      DurableScenario.run(bench);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted during the durable scenario", e);
+    if (runs(Scenario.DURABLE)) {
+      bench.log("durable: delayq's enqueue on a primary with %d replica, plain, then with waitForReplicas(%d, %d s)",
+          BenchReplicaPair.REPLICAS, BenchReplicaPair.REPLICAS, DurableScenario.WAIT_TIMEOUT.toSeconds());
+      try {
+        DurableScenario.run(bench);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted during the durable scenario", e);
+      }
+    }
+    if (runs(Scenario.HTTP)) {
+      bench.log("http: delayq-server as its own process, %d long-polling workers (claim max %d, waitMs %d),"
+          + " %d idle keep-alive connections; batch settle, then per-job ack", s.httpWorkers(), s.httpClaimMax(),
+          HttpWorkers.WAIT_MS, s.httpIdleConnections());
+      try {
+        HttpScenario.run(bench);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted during the http scenario", e);
+      }
     }
     return results;
   }
@@ -116,7 +145,7 @@ final class Benchmark {
       }, e -> new Results.MemoryResult(f.name(), s.memoryJobs(), Double.NaN, Double.NaN, null, e));
       int backlog = s.memoryJobs();
       boolean loaded = memory[0] != null && memory[0].integrity() != null && memory[0].integrity().clean();
-      if (loaded && s.backlogSizes().contains(backlog)
+      if (loaded && runs(Scenario.BACKLOG) && s.backlogSizes().contains(backlog)
           && BacklogScenario.whyNotRun(bench, f.name(), backlog) == null) {
         attempt(String.format("backlog %,d (the memory scenario's jobs)", backlog), f,
             () -> BacklogScenario.overLoadedBacklog(bench, f, queue, backlog, memory[0].loadSeconds()),

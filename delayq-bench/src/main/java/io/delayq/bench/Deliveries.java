@@ -3,6 +3,7 @@ package io.delayq.bench;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -20,6 +21,7 @@ final class Deliveries implements DeliveryHandler {
   private final int expected;
   private final AtomicIntegerArray counts;
   private final CountDownLatch allArrived;
+  private final AtomicInteger notYetArrived;
   private final LongAdder total = new LongAdder();
   private final LongAdder unexpected = new LongAdder();
   private final LongAdder early = new LongAdder();
@@ -31,6 +33,7 @@ final class Deliveries implements DeliveryHandler {
     this.expected = expected;
     this.counts = new AtomicIntegerArray(expected);
     this.allArrived = new CountDownLatch(expected);
+    this.notYetArrived = new AtomicInteger(expected);
   }
 
   @Override
@@ -49,10 +52,11 @@ final class Deliveries implements DeliveryHandler {
       recorder.recordValue(late);
     }
     if (counts.incrementAndGet(index) == 1) {
-      allArrived.countDown();
-      if (allArrived.getCount() == 0) {
-        completedNanos.compareAndSet(0, System.nanoTime());
+      // why: the time is set before the last count-down, so awaitAll never returns before it can be read
+      if (notYetArrived.decrementAndGet() == 0) {
+        completedNanos.set(System.nanoTime());
       }
+      allArrived.countDown();
     }
   }
 

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -38,6 +39,7 @@ final class Report {
   static final String BYTES_PER_FINISHED_ID = "idempotency window: bytes per finished id";
   static final String WHERE_THE_TIME_GOES = "## Where the time goes";
   static final String DURABLE = "## Durable schedules (WAIT for a replica)";
+  static final String HTTP = "## HTTP API (delayq-server)";
   /** Most ids one of a partition's two idempotency sets holds (see {@code Delayq.Builder#idempotencyWindow}). */
   private static final long IDS_PER_SET_CAP = 1_000_000;
   /** Ratios of the cluster to the single node within this band read as "about the same". */
@@ -71,22 +73,34 @@ final class Report {
 
   private String render(List<Path> plots) {
     header();
-    targets();
-    ratios();
-    enqueue();
-    drain();
-    steady();
-    idle();
-    memory();
-    idempotency();
-    backlog();
-    partitions();
-    cluster();
-    durable();
-    plots(plots);
-    whereTheTimeGoes();
+    if (info.complete()) {
+      targets();
+      ratios();
+    }
+    section(Scenario.ENQUEUE, this::enqueue);
+    section(Scenario.DRAIN, this::drain);
+    section(Scenario.STEADY, this::steady);
+    section(Scenario.IDLE, this::idle);
+    section(Scenario.MEMORY, this::memory);
+    section(Scenario.IDEMPOTENCY, this::idempotency);
+    section(Scenario.BACKLOG, this::backlog);
+    section(Scenario.PARTITIONS, this::partitions);
+    section(Scenario.CLUSTER, this::cluster);
+    section(Scenario.DURABLE, this::durable);
+    section(Scenario.HTTP, this::http);
+    if (info.complete()) {
+      plots(plots);
+      whereTheTimeGoes();
+    }
     method();
     return md.toString();
+  }
+
+  /** A scenario's section, when the scenario ran (a partial run, {@code --only}, shows only its own). */
+  private void section(Scenario scenario, Runnable write) {
+    if (info.scenarios().contains(scenario)) {
+      write.run();
+    }
   }
 
   // ---- sections ----
@@ -99,14 +113,17 @@ final class Report {
     line();
     line("delayq against Redisson's `RDelayedQueue`, the plain sorted-set loop (one job per call, and batched),");
     line("and the ceiling `redis-benchmark` reaches with bare `ZADD`s, all in one run on one Redis; then delayq alone");
-    line("on that Redis and on a Redis Cluster, which the run starts too; last, delayq's enqueue on a primary with one");
-    line("replica, with and without waiting for it. One command, from the repository root, builds everything and");
-    line("runs it all:");
+    line("on that Redis and on a Redis Cluster, which the run starts too; then delayq's enqueue on a primary with one");
+    line("replica, with and without waiting for it; last, delayq-server's HTTP API, the server run as its own");
+    line("process.");
+    line("One command, from the repository root, builds everything and runs it all:");
     line();
     line("    " + RunInfo.COMMAND);
     line();
     line("Add `--quick` for the smoke run CI uses (smaller counts, under two minutes, written to a temp dir),");
-    line("and `--out=DIR` to write `BENCHMARKS.md` and `docs/bench/*.png` somewhere other than the current directory.");
+    line("`--out=DIR` to write `BENCHMARKS.md` and `docs/bench/*.png` somewhere other than the current directory,");
+    line("and `--only=NAME[,NAME...]` to run only some scenarios (" + Scenario.names(EnumSet.allOf(Scenario.class))
+        + "; a report of just their sections, without targets or plots, written to a temp dir).");
     line();
     line("## This run");
     line();
@@ -115,6 +132,9 @@ final class Report {
     line("|---|---|");
     row("date", DATE.format(info.date()));
     row("mode", s.quick() ? "quick (`--quick`: smaller counts; not the figures to quote)" : "full");
+    row("scenarios", info.complete() ? "all"
+        : "only " + Scenario.names(info.scenarios()) + " (`--only=" + Scenario.names(info.scenarios())
+            + "`): a partial run, without targets, ratios or plots");
     row("wall time", minutes(info.wallSeconds()));
     row("machine", m.cores() + " cores (nproc), " + m.cpuModel() + ", " + m.ram() + " RAM, " + m.os());
     row("Java", m.java());
@@ -140,6 +160,8 @@ final class Report {
     row("primary and replica", "for the durable schedules section only: a primary and " + BenchReplicaPair.REPLICAS
         + " replica (`replicaof`), 2 `redis-server` processes from the same binary with the same settings, on"
         + " 127.0.0.1; FLUSHALL on the primary, and WAIT for the replica, between runs");
+    row("delayq-server", "for the HTTP API section only: `delayq-server.jar` of this checkout, run as its own JVM"
+        + " (`serve --port 0 --redis <this Redis>`, every other setting default), on 127.0.0.1");
     row("ceiling", r.ceiling == null ? NA : r.ceiling.available()
         ? "`" + r.ceiling.tool() + " -t zadd -c " + Ceiling.CLIENTS + " -r 1000000` (and `-P " + Ceiling.PIPELINE + "`)"
         : r.ceiling.unavailable());
@@ -150,7 +172,7 @@ final class Report {
     List<Targets.Target> targets = Targets.evaluate(r, s);
     line("## Targets");
     line();
-    line("The issue's targets for delayq, checked against this run's figures.");
+    line("delayq's targets, checked against this run's figures.");
     line();
     row("target", "measured", "result");
     line("|---|---|---|");
@@ -742,6 +764,97 @@ final class Report {
     line();
   }
 
+  private void http() {
+    int workers = s.httpWorkers();
+    int idle = s.httpIdleConnections();
+    int perTick = Math.max(1, (int) (s.steadyRatePerSecond() * HttpScenario.TICK_MILLIS / 1000));
+    line(HTTP);
+    line();
+    line("delayq-server's HTTP API, driven from outside as workers in any language drive it: `delayq-server.jar`"
+        + " of this checkout, run as its own JVM with `serve --port 0 --redis <this run's Redis>` and every other"
+        + " setting at its default (so its access log is on, written to a file; JVM options default), beside the"
+        + " benchmark JVM, which plays every client. Run this section alone (the report goes to a temp dir) with:");
+    line();
+    line("    " + HttpScenario.COMMAND);
+    line();
+    row("setup", "");
+    line("|---|---|");
+    row("workers", workers + ", each a thread with its own HTTP/1.1 keep-alive connection (a plain socket, one"
+        + " request at a time), looping `POST /v1/queues/{q}/claim?max=" + s.httpClaimMax() + "&waitMs="
+        + HttpWorkers.WAIT_MS + "&leaseMs=" + HttpWorkers.LEASE_MS + "`, then settling what the claim brought");
+    row("idle connections", idle + ", each opened and answered one `GET /health`, then left idle for the whole"
+        + " scenario; after each steady run every one is asked for `GET /health` again (idle open at end)");
+    row("settling", "settle: one `POST /v1/queues/{q}/settle` per claim answer, acking its jobs as"
+        + " `[{\"id\",\"token\",\"outcome\":\"ack\"}, …]` (at most " + s.httpClaimMax() + " a call); per-job"
+        + " ack: one `POST /v1/queues/{q}/jobs/{id}/ack {\"token\"}` per job, for comparison");
+    row("producer", "one more connection: the drain's jobs with `jobs:batch` calls of "
+        + Fmt.count(HttpScenario.LOAD_BATCH) + ", one after another, all due at once, while the queue is paused"
+        + " (`POST /v1/queues/{q}/pause`), then `resume`, which wakes the waiting claims; the drain is timed from"
+        + " the resume. Then the steady jobs at " + Fmt.count(s.steadyRatePerSecond()) + " jobs/s as one"
+        + " `jobs:batch` call of " + perTick + " every " + HttpScenario.TICK_MILLIS + " ms (paced to a fixed"
+        + " schedule), each job due "
+        + s.steadyDueIn().toMillis() + " ms after its call");
+    row("jobs", Job.PAYLOAD_BYTES + "-byte ASCII `payload` (a JSON string), id = the job's number, `runAt` in"
+        + " epoch ms, 1 partition (`PUT /v1/queues/{q}` `{\"partitions\":1}`), a new queue per run");
+    row("sizes", "per way of settling, on a new queue with the workers waiting on it: a drain of "
+        + Fmt.count(s.httpDrainJobs()) + " jobs, then " + s.httpSteadyDuration().toSeconds() + " s steady ("
+        + Fmt.count(s.httpSteadyJobs()) + " jobs); before both, an untimed warm-up: a drain of "
+        + Fmt.count(s.httpWarmupJobs()) + " jobs and " + s.httpWarmupSteady().toSeconds() + " s steady, half the"
+        + " workers settling each way");
+    row("machine", info.machine().cores() + " cores (nproc), shared by the server JVM, Redis and the benchmark"
+        + " JVM (" + workers + " worker threads, the producer)");
+    line();
+    row("settling", "drain jobs", "schedule jobs/s (`jobs:batch`)", "drain jobs/s", "steady jobs", "offered jobs/s",
+        "p50 ms", "p99 ms", "p99.9 ms", "max ms", "early", "server connections", "idle open at end",
+        "settle errors", "lost", "duplicates", "note");
+    line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    for (HttpWorkers.Settling settling : HttpWorkers.Settling.values()) {
+      Results.HttpResult x = HttpScenario.find(r, settling.label());
+      Optional<Results.HttpResult> found = Optional.ofNullable(x);
+      Optional<Lateness> l = found.map(Results.HttpResult::lateness);
+      Optional<Integrity> integrity = found.map(Results.HttpResult::integrity);
+      row(settling.label(), Fmt.count(s.httpDrainJobs()),
+          found.map(e -> Fmt.rate(e.schedulePerSecond())).orElse(Fmt.NONE),
+          found.map(e -> Fmt.rate(e.drainPerSecond())).orElse(Fmt.NONE), Fmt.count(s.httpSteadyJobs()),
+          found.map(e -> Fmt.rate(e.offeredPerSecond())).orElse(Fmt.NONE),
+          l.map(v -> Fmt.ms(v.p50Micros())).orElse(Fmt.NONE), l.map(v -> Fmt.ms(v.p99Micros())).orElse(Fmt.NONE),
+          l.map(v -> Fmt.ms(v.p999Micros())).orElse(Fmt.NONE), l.map(v -> Fmt.ms(v.maxMicros())).orElse(Fmt.NONE),
+          l.map(v -> Long.toString(v.early())).orElse(Fmt.NONE),
+          found.filter(e -> e.serverConnections() >= 0).map(e -> Fmt.count(e.serverConnections())).orElse(Fmt.NONE),
+          found.filter(e -> e.idleOpenAtEnd() >= 0).map(e -> Fmt.count(e.idleOpenAtEnd())).orElse(Fmt.NONE),
+          found.filter(e -> e.lateness() != null).map(e -> Fmt.count(e.settleErrors())).orElse(Fmt.NONE),
+          lost(integrity), duplicates(integrity),
+          found.map(e -> noteWithUnexpected(e.note(), e.integrity())).orElse("not run"));
+    }
+    line();
+    line("Lateness = when the worker had read the claim answer holding the job (`Clock.systemUTC()`, µs) minus"
+        + " the job's `runAt` (ms), both by this machine's clock, which the server's Redis uses too; early ones are"
+        + " counted and recorded as 0. Drain jobs/s: from the resume to the last job's first receipt; schedule"
+        + " jobs/s: the drain's load, from the first `jobs:batch` call to the answer of the last."
+        + " Server connections: TCP connections in state ESTABLISHED on the server's address and port, counted"
+        + " in `/proc/net/tcp` and `/proc/net/tcp6` (as `ss -tn state established '( sport = :PORT )'` lists"
+        + " them) halfway through the steady run;"
+        + " expected " + workers + " + " + idle + " + 1 = " + Fmt.count(workers + idle + 1L) + ". Settle errors:"
+        + " settle elements (or acks) not answered 204. Lost and duplicates are counted by id over the drain and"
+        + " the steady jobs together.");
+    line();
+    line(httpFinding());
+    line();
+  }
+
+  /** The sentence computed from the HTTP table: batch settle against per-job ack. */
+  private String httpFinding() {
+    Results.HttpResult settle = HttpScenario.find(r, HttpWorkers.Settling.SETTLE.label());
+    Results.HttpResult ack = HttpScenario.find(r, HttpWorkers.Settling.ACK.label());
+    double drain = settle == null || ack == null ? Double.NaN : settle.drainPerSecond() / ack.drainPerSecond();
+    if (!Double.isFinite(drain) || drain <= 0) {
+      return "The two ways of settling were not both measured, so there is nothing to compare (see the notes).";
+    }
+    return "Settling each claim's jobs in one `settle` call, the workers drained at " + Fmt.ratio(drain)
+        + " the rate of acking them one call per job (" + Fmt.rate(settle.drainPerSecond()) + " against "
+        + Fmt.rate(ack.drainPerSecond()) + " jobs/s).";
+  }
+
   private double durableRate(String mode, boolean bulk) {
     Results.DurableResult x = DurableScenario.find(r, mode);
     double rate = x == null ? Double.NaN : bulk ? x.bulkPerSecond() : x.onePerSecond();
@@ -859,12 +972,17 @@ final class Report {
     line("- Redis counters come from `INFO all` snapshots; the snapshot's own command and traffic are left out.");
     line("- The loop's consumers decide what is due by their own clock; delayq's by the Redis server's clock;"
         + " both run on this machine, so their clocks agree.");
-    line("- The Redis Cluster section runs last: delayq on the single node, then the cluster is started, warmed up"
+    line("- The Redis Cluster section runs after the single-node scenarios: delayq on the single node, then the"
+        + " cluster is started, warmed up"
         + " with an untimed drain of " + Fmt.count(s.warmupJobs()) + " jobs, measured, and stopped.");
     line("- The durable schedules section runs after it: the primary and its replica are started, and once the"
         + " replica reports `master_link_status:up`, each mode is warmed up with " + Fmt.count(s.warmupJobs())
         + " jobs one at a time and " + Fmt.count(s.bulkChunk()) + " with `scheduleAll`, measured, and the two"
         + " are stopped.");
+    line("- The HTTP API section runs last: `delayq-server.jar` is started on this run's Redis, the connections are"
+        + " opened, both ways of settling are warmed up, each is measured (drain, then steady), and the server is"
+        + " stopped with SIGTERM; Redis is emptied after it, not between its runs, since the server keeps its"
+        + " queues' settings.");
     line();
   }
 

@@ -23,6 +23,7 @@ public final class Results {
   final List<DrainResult> partitions = new ArrayList<>();
   final List<ClusterResult> cluster = new ArrayList<>();
   final List<DurableResult> durable = new ArrayList<>();
+  final List<HttpResult> http = new ArrayList<>();
 
   /**
    * One contender's enqueue runs.
@@ -162,6 +163,34 @@ public final class Results {
 
     static DurableResult notRun(String mode, int oneJobs, int bulkJobs, String why) {
       return new DurableResult(mode, oneJobs, Double.NaN, bulkJobs, Double.NaN, null, why);
+    }
+  }
+
+  /**
+   * One way of settling in the HTTP scenario: delayq-server run as its own process, driven over
+   * HTTP by long-polling workers while idle keep-alive connections are held open.
+   *
+   * @param settling how workers settled what they claimed: {@code settle} (one call per claim answer)
+   *     or {@code per-job ack}
+   * @param drainJobs jobs loaded due, then drained
+   * @param schedulePerSecond jobs/s of that load through {@code jobs:batch} from one connection; NaN when not run
+   * @param drainPerSecond jobs/s the workers received, from their start to the last job's first receipt
+   * @param steadyJobs jobs scheduled at the steady rate
+   * @param offeredPerSecond jobs/s the steady producer managed
+   * @param lateness of the steady jobs: the worker's receipt minus the job's runAt; {@code null} when not run
+   * @param integrity the drain and the steady jobs together
+   * @param settleErrors settle elements (or acks) not answered 204
+   * @param serverConnections ESTABLISHED TCP connections on the server's port mid-way through the
+   *     steady run; -1 when not counted
+   * @param idleOpenAtEnd idle connections that still answered {@code GET /health} after the steady run
+   */
+  record HttpResult(String settling, int drainJobs, double schedulePerSecond, double drainPerSecond,
+      int steadyJobs, double offeredPerSecond, Lateness lateness, Integrity integrity, long settleErrors,
+      int serverConnections, int idleOpenAtEnd, String note) {
+
+    static HttpResult notRun(String settling, int drainJobs, int steadyJobs, String why) {
+      return new HttpResult(settling, drainJobs, Double.NaN, Double.NaN, steadyJobs, Double.NaN, null, null, 0, -1,
+          -1, why);
     }
   }
 

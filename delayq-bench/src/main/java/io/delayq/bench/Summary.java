@@ -24,6 +24,18 @@ final class Summary {
       return String.format(Locale.ROOT, "one at a time %s jobs/s, scheduleAll %s jobs/s%s%s",
           Fmt.rate(r.onePerSecond()), Fmt.rate(r.bulkPerSecond()), integrity(r.integrity()), note(r.note()));
     }
+    if (result instanceof Results.HttpResult r) {
+      if (r.lateness() == null) {
+        return r.settling() + note(r.note());
+      }
+      return String.format(Locale.ROOT, "%s: schedule %s jobs/s, drain %s jobs/s; steady lateness p50 %s ms,"
+              + " p99 %s ms, p99.9 %s ms, max %s ms, early %d; server connections %s, idle open at end %d,"
+              + " settle errors %d%s%s",
+          r.settling(), Fmt.rate(r.schedulePerSecond()), Fmt.rate(r.drainPerSecond()), Fmt.ms(r.lateness().p50Micros()),
+          Fmt.ms(r.lateness().p99Micros()), Fmt.ms(r.lateness().p999Micros()), Fmt.ms(r.lateness().maxMicros()),
+          r.lateness().early(), r.serverConnections() < 0 ? "not counted" : Integer.toString(r.serverConnections()),
+          r.idleOpenAtEnd(), r.settleErrors(), integrity(r.integrity()), note(r.note()));
+    }
     if (result instanceof Results.SteadyResult r) {
       if (r.lateness() == null) {
         return note(r.note());

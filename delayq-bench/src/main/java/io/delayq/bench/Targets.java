@@ -7,7 +7,7 @@ import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The issue's targets for delayq, each checked against this run's figures. A target whose figures
+ * delayq's own targets, each checked against this run's figures. A target whose figures
  * are missing (a contender failed or was not run) is not met, and says so.
  */
 final class Targets {

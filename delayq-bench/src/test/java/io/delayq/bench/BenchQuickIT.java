@@ -24,9 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Runs the benchmark's quick mode in this JVM, into a temp dir, and checks what it wrote: a report
  * with a row per contender in every scenario table, a Redis Cluster table with figures for the single
- * node and the cluster, a durable schedules table with figures for plain and durable enqueue, valid
- * PNG plots, the idempotency window's bytes per finished id at a plausible size, and no job of delayq
- * lost or delivered twice.
+ * node and the cluster, a durable schedules table with figures for plain and durable enqueue, an HTTP
+ * API table with figures for both ways of settling (the deeper checks of that scenario are {@link
+ * HttpScenarioIT}'s), valid PNG plots, the idempotency window's bytes per finished id at a plausible
+ * size, and no job of delayq lost or delivered twice.
  */
 class BenchQuickIT {
   private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
@@ -36,8 +37,9 @@ class BenchQuickIT {
   @TempDir Path out;
 
   @Test
-  // why: a bound on a hung run, not a speed check; a busy 2-core CI box needs well over 2 minutes
-  @Timeout(value = 400, unit = TimeUnit.SECONDS)
+  // why: a bound on a hung run, not a speed check; a busy 2-core CI box needs well over 2 minutes (the HTTP
+  // scenario, last, adds about half a minute there)
+  @Timeout(value = 480, unit = TimeUnit.SECONDS)
   void quickModeWritesACompleteReportAndPlots() throws IOException {
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     BenchMain.Outcome outcome;
@@ -110,6 +112,32 @@ class BenchQuickIT {
       assertThat(row.get(durableLost + 1)).as("duplicates, %s", mode).isEqualTo("0");
     }
     assertThat(text).contains("Waiting for the replica, delayq scheduled one job at a time at ");
+
+    List<String> http = tableOf(text, Report.HTTP);
+    List<String> httpHeader = cells(http.stream().filter(line -> line.startsWith("| settling | drain jobs |"))
+        .findFirst().orElseThrow(() -> new AssertionError("no results table under " + Report.HTTP)));
+    int httpLost = httpHeader.indexOf("lost");
+    assertThat(httpLost).as("lost column of the HTTP table").isPositive();
+    BenchSettings quick = BenchSettings.quickMode();
+    for (HttpWorkers.Settling settling : HttpWorkers.Settling.values()) {
+      List<String> row = cells(http.stream().filter(line -> line.startsWith("| " + settling.label() + " |"))
+          .findFirst().orElseThrow(() -> new AssertionError("no HTTP row for " + settling.label())));
+      String note = row.get(row.size() - 1);
+      for (String figure : List.of("schedule jobs/s (`jobs:batch`)", "drain jobs/s", "p50 ms", "p99 ms")) {
+        String cell = row.get(httpHeader.indexOf(figure));
+        String what = figure + ", " + settling.label() + " (note: " + note + ")";
+        assertThat(cell).as(what).isNotEqualTo(Fmt.NONE);
+        assertThat(Double.parseDouble(cell.replace(",", ""))).as(what).isNotNegative();
+      }
+      assertThat(row.get(httpHeader.indexOf("server connections"))).as("server connections, %s", settling.label())
+          .isEqualTo(Fmt.count(quick.httpWorkers() + quick.httpIdleConnections() + 1));
+      assertThat(row.get(httpHeader.indexOf("idle open at end"))).as("idle open at end, %s", settling.label())
+          .isEqualTo(Fmt.count(quick.httpIdleConnections()));
+      assertThat(row.get(httpHeader.indexOf("settle errors"))).as("settle errors, %s", settling.label())
+          .isEqualTo("0");
+      assertThat(row.get(httpLost)).as("lost, %s", settling.label()).isEqualTo("0");
+      assertThat(row.get(httpLost + 1)).as("duplicates, %s", settling.label()).isEqualTo("0");
+    }
 
     List<String> idempotency = tableOf(text, Report.IDEMPOTENCY);
     List<String> idempotencyHeader = cells(idempotency.get(0));
