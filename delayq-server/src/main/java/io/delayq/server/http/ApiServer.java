@@ -33,6 +33,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
@@ -302,7 +303,7 @@ public final class ApiServer {
   }
 
   static Response failure(Throwable error, String method, String path) {
-    Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+    Throwable cause = error instanceof CompletionException && error.getCause() != null
         ? error.getCause() : error;
     haltIfFatal(cause);
     return ErrorMapping.toResponse(cause, method, path);

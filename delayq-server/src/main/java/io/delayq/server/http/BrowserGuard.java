@@ -1,7 +1,9 @@
 package io.delayq.server.http;
 
 import io.netty.handler.codec.http.HttpHeaders;
+import java.io.IOException;
 import java.net.IDN;
+import java.net.InetAddress;
 import java.util.HashSet;
 import java.util.Locale;
 import java.util.Set;
@@ -83,8 +85,8 @@ final class BrowserGuard {
     if (h.indexOf(':') >= 0) {
       // an IPv6 literal, in any of its spellings: compared in its one canonical form
       try {
-        return java.net.InetAddress.getByName("[" + h + "]").getHostAddress().replaceAll("%.*$", "");
-      } catch (java.io.IOException | RuntimeException e) {
+        return InetAddress.getByName("[" + h + "]").getHostAddress().replaceAll("%.*$", "");
+      } catch (IOException | RuntimeException e) {
         return h;
       }
     }

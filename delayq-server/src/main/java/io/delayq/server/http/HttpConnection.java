@@ -17,6 +17,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -24,6 +25,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.WriteTimeoutException;
 import io.netty.util.ReferenceCountUtil;
@@ -32,6 +34,7 @@ import java.io.IOException;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -228,12 +231,12 @@ final class HttpConnection extends ChannelDuplexHandler {
    */
   private static ApiException malformed(HttpRequest request) {
     HttpHeaders headers = request.headers();
-    java.util.List<String> codings = headers.getAll(HttpHeaderNames.TRANSFER_ENCODING);
+    List<String> codings = headers.getAll(HttpHeaderNames.TRANSFER_ENCODING);
     if (codings.size() > 1 || codings.size() == 1 && !codings.get(0).trim().equalsIgnoreCase("chunked")) {
       return ApiException.badFraming("Transfer-Encoding '" + PathCodec.abbreviate(String.join(", ", codings))
           + "' is not accepted; send the body with Content-Length or Transfer-Encoding: chunked alone");
     }
-    java.util.List<String> hosts = headers.getAll(HttpHeaderNames.HOST);
+    List<String> hosts = headers.getAll(HttpHeaderNames.HOST);
     if (hosts.size() > 1 || hosts.isEmpty() && request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
       return ApiException.badFraming(hosts.isEmpty()
           ? "an HTTP/1.1 request needs a Host header" : "the request has " + hosts.size() + " Host headers; send one");
@@ -405,7 +408,7 @@ final class HttpConnection extends ChannelDuplexHandler {
     boolean close = !keepAlive || server.draining()
         || "close".equalsIgnoreCase(response.headers().getOrDefault("Connection", ""));
     // why: an answer to HEAD has the headers of the answer to GET and no body
-    boolean headOnly = head != null && head.method().equals(io.netty.handler.codec.http.HttpMethod.HEAD);
+    boolean headOnly = head != null && head.method().equals(HttpMethod.HEAD);
     FullHttpResponse http = new DefaultFullHttpResponse(
         http10() ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1,
         HttpResponseStatus.valueOf(response.status()),
@@ -560,11 +563,12 @@ final class HttpConnection extends ChannelDuplexHandler {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext context, Object event) {
-    if (event instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
+    if (event instanceof ChannelInputShutdownEvent) {
       inputShutdown = true;
       if (state == State.BUSY) {
-        // a waiting claim ends as if the client hung up; any other request is answered, then closed
-        if (gone != null && match != null && match.found() && match.route().pattern().endsWith("/claim")) {
+        // a waiting claim, the one call that watches for it, ends as if the client hung up; any
+        // other request is answered, then closed
+        if (gone != null) {
           gone.complete(null);
         }
       } else if (pipelined.isEmpty() && state != State.DISCARD) {

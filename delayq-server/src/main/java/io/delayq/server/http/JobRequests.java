@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Base64;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.IntSupplier;
@@ -146,16 +147,14 @@ final class JobRequests {
   private static void checkNoLoneSurrogate(String field, JsonNode value) {
     if (value.isTextual()) {
       checkNoLoneSurrogate(field, value.textValue());
-    } else if (value.isContainerNode()) {
-      for (java.util.Iterator<java.util.Map.Entry<String, JsonNode>> it = value.fields(); it.hasNext(); ) {
-        java.util.Map.Entry<String, JsonNode> entry = it.next();
+    } else if (value.isObject()) {
+      for (Map.Entry<String, JsonNode> entry : value.properties()) {
         checkNoLoneSurrogate(field, entry.getKey());
         checkNoLoneSurrogate(field, entry.getValue());
       }
-      if (value.isArray()) {
-        for (JsonNode element : value) {
-          checkNoLoneSurrogate(field, element);
-        }
+    } else if (value.isArray()) {
+      for (JsonNode element : value) {
+        checkNoLoneSurrogate(field, element);
       }
     }
   }

@@ -47,18 +47,15 @@ final class Queues {
 
   /** Runs a schedule or settings change of queue {@code name}, never while it is being deleted. */
   <T> T writing(String name, Locked<T> call) throws Exception {
-    Lock lock = lockOf(name).readLock();
-    lock.lock();
-    try {
-      return call.call();
-    } finally {
-      lock.unlock();
-    }
+    return under(lockOf(name).readLock(), call);
   }
 
   /** Runs the delete of queue {@code name} once the schedules in flight to it are done, and alone. */
   <T> T deleting(String name, Locked<T> call) throws Exception {
-    Lock lock = lockOf(name).writeLock();
+    return under(lockOf(name).writeLock(), call);
+  }
+
+  private static <T> T under(Lock lock, Locked<T> call) throws Exception {
     lock.lock();
     try {
       return call.call();
