@@ -1,0 +1,8 @@
+CREATE TABLE IF NOT EXISTS orders (
+  id VARCHAR(64) PRIMARY KEY,
+  item VARCHAR(200) NOT NULL,
+  amount_cents BIGINT NOT NULL,
+  status VARCHAR(16) NOT NULL,
+  created_at TIMESTAMP NOT NULL,
+  settled_at TIMESTAMP
+);
