@@ -8,8 +8,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
-import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * The {@code delayq} health indicator, when spring-boot-health is on the classpath and a {@link
@@ -19,15 +19,21 @@ import org.springframework.context.annotation.Bean;
  * @since 0.2.0
  */
 @AutoConfiguration(after = DelayqAutoConfiguration.class)
-@ConditionalOnClass(HealthIndicator.class)
-@ConditionalOnBean(Delayq.class)
-@ConditionalOnEnabledHealthIndicator("delayq")
-@EnableConfigurationProperties(DelayqProperties.class)
+@ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
 public class DelayqHealthAutoConfiguration {
 
-  @Bean
-  @ConditionalOnMissingBean(name = "delayqHealthIndicator")
-  public DelayqHealthIndicator delayqHealthIndicator(Delayq delayq, DelayqProperties properties) {
-    return new DelayqHealthIndicator(delayq, properties);
+  // why: a nested class, so that the enabled-indicator condition, itself a class of
+  // spring-boot-health, is only read once the outer class found spring-boot-health
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnBean(Delayq.class)
+  @ConditionalOnEnabledHealthIndicator("delayq")
+  @EnableConfigurationProperties(DelayqProperties.class)
+  static class Indicator {
+
+    @Bean
+    @ConditionalOnMissingBean(name = "delayqHealthIndicator")
+    DelayqHealthIndicator delayqHealthIndicator(Delayq delayq, DelayqProperties properties) {
+      return new DelayqHealthIndicator(delayq, properties);
+    }
   }
 }

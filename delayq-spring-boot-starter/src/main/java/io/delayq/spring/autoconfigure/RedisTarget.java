@@ -43,6 +43,14 @@ record RedisTarget(String url, String source) {
     if (!hasUser && !hasPassword) {
       return "";
     }
+    if (hasUser && user.indexOf(':') >= 0) {
+      // why: Lettuce decodes the user-info before splitting it at the first ':', so no encoding helps
+      throw new DelayqStartupException(
+          "The Redis user name contains ':', which a Redis URL cannot carry (the part after it would be"
+              + " taken for the password).",
+          "Use an ACL user whose name has no ':' for delayq.",
+          null);
+    }
     return (hasUser ? encode(user) : "") + (hasPassword ? ":" + encode(password) : "") + "@";
   }
 
