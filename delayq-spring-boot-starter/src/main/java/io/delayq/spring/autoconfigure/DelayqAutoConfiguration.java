@@ -101,7 +101,7 @@ public class DelayqAutoConfiguration {
     } catch (RedisUnavailableException | OutcomeUnknownException e) {
       throw new DelayqStartupException(
           "delayq cannot reach Redis at " + target.redacted() + " (from " + target.source() + "): "
-              + e.getMessage(),
+              + rootMessage(e) + ".",
           "Start Redis there, or fix "
               + (target.source().equals(RedisTarget.DELAYQ_URL) ? "delayq.redis.url" : target.source()
                   + " (or set delayq.redis.url)")
@@ -114,6 +114,17 @@ public class DelayqAutoConfiguration {
               + " redis.conf), or set delayq.refuse-evicting-redis=false to start with a warning instead.",
           e);
     }
+  }
+
+  /** The innermost cause's message (e.g. "Connection refused"), or the failure's own. */
+  private static String rootMessage(Throwable failure) {
+    String message = failure.getMessage();
+    for (Throwable t = failure.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+      if (t.getMessage() != null) {
+        message = t.getMessage();
+      }
+    }
+    return message;
   }
 
   /** The application's own Redis, read lazily: only when delayq.redis.url does not override it. */
