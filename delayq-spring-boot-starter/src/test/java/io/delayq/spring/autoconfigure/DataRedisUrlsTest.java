@@ -3,6 +3,7 @@ package io.delayq.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import java.security.KeyStore;
 import java.util.List;
@@ -26,8 +27,8 @@ class DataRedisUrlsTest {
     assertThat(parsed.getHost()).isEqualTo("redis.example");
     assertThat(parsed.getPort()).isEqualTo(6390);
     assertThat(parsed.getDatabase()).isEqualTo(3);
-    assertThat(parsed.getUsername()).isEqualTo("ann@ops é");
-    assertThat(new String(parsed.getPassword())).isEqualTo(HARD_PASSWORD);
+    assertThat(credentials(parsed).getUsername()).isEqualTo("ann@ops é");
+    assertThat(new String(credentials(parsed).getPassword())).isEqualTo(HARD_PASSWORD);
     assertThat(parsed.isSsl()).isFalse();
     assertThat(target.redacted()).isEqualTo("redis://***@redis.example:6390/3").doesNotContain("ann");
     assertThat(target.source()).contains("spring.data.redis");
@@ -102,8 +103,8 @@ class DataRedisUrlsTest {
     RedisURI parsed = RedisURI.create(target.url());
     assertThat(parsed.getSentinelMasterId()).isEqualTo("my master");
     assertThat(parsed.getDatabase()).isEqualTo(2);
-    assertThat(parsed.getUsername()).isEqualTo("app");
-    assertThat(new String(parsed.getPassword())).isEqualTo("p@ss");
+    assertThat(credentials(parsed).getUsername()).isEqualTo("app");
+    assertThat(new String(credentials(parsed).getPassword())).isEqualTo("p@ss");
     assertThat(parsed.getSentinels()).extracting(RedisURI::getHost, RedisURI::getPort)
         .containsExactly(org.assertj.core.groups.Tuple.tuple("s1", 26379), org.assertj.core.groups.Tuple.tuple("s2", 26380));
   }
@@ -130,6 +131,11 @@ class DataRedisUrlsTest {
     assertThatThrownBy(() -> DataRedisUrls.from(details, null))
         .isInstanceOfSatisfying(DelayqStartupException.class,
             e -> assertThat(e.action()).contains("delayq.redis.url").contains("Sentinel"));
+  }
+
+  /** Through the credentials provider: RedisURI's own getters are gone in Lettuce 7. */
+  private static RedisCredentials credentials(RedisURI uri) {
+    return uri.getCredentialsProvider().resolveCredentials().block();
   }
 
   private static DataRedisConnectionDetails standalone(

@@ -130,6 +130,28 @@ class DelayqAutoConfigurationTest {
     }
   }
 
+  /** The URL Boot's own property binding and connection details lead to, with the client replaced. */
+  private void assertApplicationRedisUrl(String expected, String... properties) {
+    Delayq own = Delayq.connect(TestRedisUrl.get());
+    try {
+      runner.withBean(Delayq.class, () -> own).withPropertyValues(properties).run(context ->
+          assertThat(context.getBean(DelayqAutoConfiguration.ApplicationRedis.class).target().url()).isEqualTo(expected));
+    } finally {
+      own.close();
+    }
+  }
+
+  @Test
+  void springDataRedisPropertiesOfEachKindBecomeTheUrl() {
+    assertApplicationRedisUrl("rediss://:pw@cache:6380/4",
+        "spring.data.redis.host=cache", "spring.data.redis.port=6380", "spring.data.redis.database=4",
+        "spring.data.redis.password=pw", "spring.data.redis.ssl.enabled=true");
+    assertApplicationRedisUrl("rediss://app:s%3Acret@cache:6390/2", "spring.data.redis.url=rediss://app:s%3Acret@cache:6390/2");
+    assertApplicationRedisUrl("redis://n1:7000,n2:7001", "spring.data.redis.cluster.nodes=n1:7000,n2:7001");
+    assertApplicationRedisUrl("redis-sentinel://s1:26379,s2:26380#mymaster",
+        "spring.data.redis.sentinel.master=mymaster", "spring.data.redis.sentinel.nodes=s1:26379,s2:26380");
+  }
+
   @Test
   void withoutSpringDataRedisAndWithoutAUrlStartupFailsSayingWhatToSet() {
     new ApplicationContextRunner()
