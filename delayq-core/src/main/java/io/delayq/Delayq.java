@@ -114,8 +114,8 @@ public final class Delayq implements AutoCloseable {
   }
 
   /**
-   * Names of the queues this client runs workers for right now: those whose {@link
-   * JobQueue#startWorkers} pools are not closed, sorted. A health check uses it to watch the
+   * Names of the queues this client runs workers for right now: those with a {@link
+   * JobQueue#startWorkers} pool that has not finished closing, sorted. A health check uses it to watch the
    * queues this application is meant to drain.
    *
    * @since 0.2.0
