@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The entry point: a connection to one Redis or one Redis Cluster, and the queues on it.
@@ -97,6 +98,30 @@ public final class Delayq implements AutoCloseable {
    */
   public Optional<JobQueue> existingQueue(String name) {
     return client.existingQueue(name);
+  }
+
+  /**
+   * Asks every Redis master for a {@code PING} and its memory figures ({@code INFO memory}): one
+   * entry per master, a single Redis being its own one master. For health checks; each call costs
+   * two round trips per master.
+   *
+   * @throws RedisUnavailableException when a master cannot be reached
+   * @throws OutcomeUnknownException when a master does not answer within the command timeout
+   * @since 0.2.0
+   */
+  public List<RedisStatus> redisStatus() {
+    return client.redisStatus();
+  }
+
+  /**
+   * Names of the queues this client runs workers for right now: those with a {@link
+   * JobQueue#startWorkers} pool that has not finished closing, sorted. A health check uses it to watch the
+   * queues this application is meant to drain.
+   *
+   * @since 0.2.0
+   */
+  public Set<String> workerQueues() {
+    return client.workerQueues();
   }
 
   public boolean isClosed() {

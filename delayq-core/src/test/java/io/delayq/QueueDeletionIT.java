@@ -106,7 +106,8 @@ class QueueDeletionIT {
         .hasMessageContaining("force");
 
     // Nothing changed, and claiming goes on.
-    assertThat(queue.admin().stats()).isEqualTo(before);
+    // (the oldest due job's age grows while the test runs; its due time stays put)
+    assertThat(queue.admin().stats()).usingRecursiveComparison().ignoringFields("oldestDueAge").isEqualTo(before);
     assertThat(delayq.existingQueue(name)).isPresent();
     assertThat(queue.pull().claim(1, Duration.ofMinutes(5))).hasSize(1);
 

@@ -5,6 +5,7 @@ import io.delayq.InvalidRequestException;
 import io.delayq.JobQueue;
 import io.delayq.Page;
 import io.delayq.QueueConfigurationException;
+import io.delayq.RedisStatus;
 import io.delayq.RedisUnavailableException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -188,6 +190,21 @@ public final class DelayqClient implements AutoCloseable {
   public Optional<JobQueue> existingQueue(String name) {
     checkOpen("existingQueue(" + name + ")");
     return registry.existingQueue(name);
+  }
+
+  /** Each master's PING round trip and memory figures. */
+  public List<RedisStatus> redisStatus() {
+    checkOpen("redisStatus()");
+    return ServerProbe.probe(this, Ticker.SYSTEM);
+  }
+
+  /** Queues with a worker pool of this client that is not closed. */
+  public Set<String> workerQueues() {
+    Set<String> names = new TreeSet<>();
+    for (WorkerPool pool : pools) {
+      names.add(pool.queue());
+    }
+    return Collections.unmodifiableSet(names);
   }
 
   QueueRegistry registry() {

@@ -43,6 +43,8 @@ final class Operating implements QueueAdmin {
     }
     long scheduled = 0, due = 0, active = 0, expired = 0, dead = 0;
     boolean paused = false;
+    Instant oldestDueAt = null;
+    Duration oldestDueAge = Duration.ZERO;
     for (CompletableFuture<List<Object>> f : replies) {
       List<Object> r = queue.await(f, null);
       scheduled += (Long) r.get(0);
@@ -51,8 +53,19 @@ final class Operating implements QueueAdmin {
       expired += (Long) r.get(3);
       dead += (Long) r.get(4);
       paused |= (Long) r.get(5) == 1L;
+      long dueMs = (Long) r.get(6);
+      if (dueMs >= 0) {
+        // why: each partition's age is taken against its own node's clock; on a cluster the nodes'
+        // clocks may differ, and comparing a due time with another node's "now" would skew it
+        Duration age = Duration.ofMillis(Math.max(0, (Long) r.get(7) - dueMs));
+        if (oldestDueAt == null || age.compareTo(oldestDueAge) > 0) {
+          oldestDueAt = Instant.ofEpochMilli(dueMs);
+          oldestDueAge = age;
+        }
+      }
     }
-    return new QueueStats(queue.name, queue.partitionCount(), scheduled, due, active, expired, dead, paused);
+    return new QueueStats(
+        queue.name, queue.partitionCount(), scheduled, due, active, expired, dead, paused, oldestDueAt, oldestDueAge);
   }
 
   @Override

@@ -1,14 +1,95 @@
 package io.delayq.spring.autoconfigure;
 
+import io.delayq.Delayq;
+import io.delayq.WorkerOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
-/** Settings of delayq in a Spring Boot application, under {@code delayq.*}. */
+/**
+ * Settings of delayq in a Spring Boot application, under {@code delayq.*}. Defaults are the ones of
+ * {@link Delayq.Builder}. One nested group per concern ({@code redis}, {@code dead-letter}, {@code
+ * wait-for-replicas}, {@code health}, ...).
+ *
+ * @since 0.2.0
+ */
 @ConfigurationProperties("delayq")
 public class DelayqProperties {
   private final Redis redis = new Redis();
 
+  /** How long a call waits for Redis before it fails; also the connect timeout. */
+  private Duration commandTimeout = Delayq.Builder.DEFAULT_COMMAND_TIMEOUT;
+
+  /** Largest payload a job may carry; larger ones are refused when scheduled (at most 512MB). */
+  private DataSize maxPayloadSize = DataSize.ofBytes(Delayq.Builder.DEFAULT_MAX_PAYLOAD_BYTES);
+
+  /**
+   * Whether to refuse to start on a Redis whose maxmemory-policy may evict keys, and so lose jobs.
+   * When false, such a Redis gets a loud warning in the log and in the health details.
+   */
+  private boolean refuseEvictingRedis;
+
+  /**
+   * How long the ids of finished jobs scheduled with the KEEP duplicate policy are remembered, so
+   * that a retried schedule of a job that already ran does not run it again. 0 turns it off; at
+   * most 7 days.
+   */
+  private Duration idempotencyWindow = Delayq.Builder.DEFAULT_IDEMPOTENCY_WINDOW;
+
+  private final DeadLetter deadLetter = new DeadLetter();
+
+  private final WaitForReplicas waitForReplicas = new WaitForReplicas();
+
+  private final Health health = new Health();
+
   public Redis getRedis() {
     return redis;
+  }
+
+  public Duration getCommandTimeout() {
+    return commandTimeout;
+  }
+
+  public void setCommandTimeout(Duration commandTimeout) {
+    this.commandTimeout = commandTimeout;
+  }
+
+  public DataSize getMaxPayloadSize() {
+    return maxPayloadSize;
+  }
+
+  public void setMaxPayloadSize(DataSize maxPayloadSize) {
+    this.maxPayloadSize = maxPayloadSize;
+  }
+
+  public boolean isRefuseEvictingRedis() {
+    return refuseEvictingRedis;
+  }
+
+  public void setRefuseEvictingRedis(boolean refuseEvictingRedis) {
+    this.refuseEvictingRedis = refuseEvictingRedis;
+  }
+
+  public Duration getIdempotencyWindow() {
+    return idempotencyWindow;
+  }
+
+  public void setIdempotencyWindow(Duration idempotencyWindow) {
+    this.idempotencyWindow = idempotencyWindow;
+  }
+
+  public DeadLetter getDeadLetter() {
+    return deadLetter;
+  }
+
+  public WaitForReplicas getWaitForReplicas() {
+    return waitForReplicas;
+  }
+
+  public Health getHealth() {
+    return health;
   }
 
   /** Where delayq's Redis is. */
@@ -16,7 +97,7 @@ public class DelayqProperties {
     /**
      * Redis URL for delayq: redis://[user:password@]host:port[/db], rediss:// for TLS, several
      * comma-separated for a cluster. When unset, delayq uses the application's own Redis settings
-     * (spring.data.redis.*).
+     * (spring.data.redis.* or a @ServiceConnection).
      */
     private String url;
 
@@ -26,6 +107,127 @@ public class DelayqProperties {
 
     public void setUrl(String url) {
       this.url = url;
+    }
+  }
+
+  /** Jobs that used all their attempts. */
+  public static class DeadLetter {
+    /** Most dead jobs kept per queue; beyond it the oldest are deleted first. */
+    private int limit = Delayq.Builder.DEFAULT_DEAD_LETTER_LIMIT;
+
+    /** How long a dead job is kept before it is deleted. */
+    private Duration retention = Delayq.Builder.DEFAULT_DEAD_LETTER_RETENTION;
+
+    public int getLimit() {
+      return limit;
+    }
+
+    public void setLimit(int limit) {
+      this.limit = limit;
+    }
+
+    public Duration getRetention() {
+      return retention;
+    }
+
+    public void setRetention(Duration retention) {
+      this.retention = retention;
+    }
+  }
+
+  /** Durable schedules: each schedule call returns only once replicas have the job. */
+  public static class WaitForReplicas {
+    /**
+     * Replicas of the master holding a job that must confirm each schedule (Redis WAIT) before the
+     * call returns, 1 to 16; 0 turns the wait off.
+     */
+    private int replicas;
+
+    /**
+     * Longest wait for the replicas' confirmation (1ms to 1m); past it the schedule fails with
+     * NotReplicatedException naming the unconfirmed jobs.
+     */
+    private Duration timeout = Duration.ofSeconds(1);
+
+    public int getReplicas() {
+      return replicas;
+    }
+
+    public void setReplicas(int replicas) {
+      this.replicas = replicas;
+    }
+
+    public Duration getTimeout() {
+      return timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+      this.timeout = timeout;
+    }
+  }
+
+  /** The "delayq" Actuator health indicator (management.health.delayq.enabled turns it off). */
+  public static class Health {
+    /**
+     * Queues the health indicator watches besides those this application runs workers or
+     * listeners for, e.g. queues drained by another service. Queues that do not exist yet are
+     * reported as such, never created.
+     */
+    private List<String> queues = new ArrayList<>();
+
+    /**
+     * The sweep interval of the workers that drain the watched queues: the longest a due job
+     * normally waits for a worker that is idle.
+     */
+    private Duration sweepInterval = WorkerOptions.DEFAULT_SWEEP_INTERVAL;
+
+    /**
+     * A queue is stuck (health DOWN) when a job has been due and unclaimed for longer than this
+     * many sweep intervals and the queue is not paused.
+     */
+    private int stuckAfterSweeps = 30;
+
+    /**
+     * Share of Redis's maxmemory in use (0 to 1) above which health is DOWN: past it Redis soon
+     * refuses writes (noeviction) or evicts keys, and so jobs.
+     */
+    private double memoryThreshold = 0.9;
+
+    public List<String> getQueues() {
+      return queues;
+    }
+
+    public void setQueues(List<String> queues) {
+      this.queues = queues;
+    }
+
+    public Duration getSweepInterval() {
+      return sweepInterval;
+    }
+
+    public void setSweepInterval(Duration sweepInterval) {
+      this.sweepInterval = sweepInterval;
+    }
+
+    public int getStuckAfterSweeps() {
+      return stuckAfterSweeps;
+    }
+
+    public void setStuckAfterSweeps(int stuckAfterSweeps) {
+      this.stuckAfterSweeps = stuckAfterSweeps;
+    }
+
+    public double getMemoryThreshold() {
+      return memoryThreshold;
+    }
+
+    public void setMemoryThreshold(double memoryThreshold) {
+      this.memoryThreshold = memoryThreshold;
+    }
+
+    /** How long a due job may wait unclaimed before its queue counts as stuck. */
+    public Duration stuckAfter() {
+      return sweepInterval.multipliedBy(stuckAfterSweeps);
     }
   }
 }

@@ -1,0 +1,130 @@
+package io.delayq.spring.health;
+
+import io.delayq.Delayq;
+import io.delayq.DelayqException;
+import io.delayq.JobQueue;
+import io.delayq.QueueStats;
+import io.delayq.RedisStatus;
+import io.delayq.spring.autoconfigure.DelayqProperties;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+/**
+ * The {@code delayq} health indicator. DOWN when Redis does not answer a PING, when a watched queue
+ * is stuck (a job due and unclaimed for longer than {@code delayq.health.stuck-after-sweeps} sweep
+ * intervals, the queue not paused), when Redis uses more than {@code delayq.health.memory-threshold}
+ * of its maxmemory, or when it may evict keys although {@code delayq.refuse-evicting-redis} is set.
+ * An evicting {@code maxmemory-policy} otherwise, and a paused queue with due jobs, stay UP with a
+ * warning in the details: both are deliberate settings an operator may have chosen, and a DOWN
+ * that nobody can clear by fixing a fault only teaches people to ignore the indicator.
+ *
+ * <p>Watched queues: those this application runs workers or listeners for ({@link
+ * Delayq#workerQueues()}) and those in {@code delayq.health.queues}. Each check costs a PING and an
+ * {@code INFO memory} per Redis master and one stats script per partition of each watched queue.
+ *
+ * @since 0.2.0
+ */
+public class DelayqHealthIndicator extends AbstractHealthIndicator {
+  private final Delayq delayq;
+  private final DelayqProperties properties;
+
+  public DelayqHealthIndicator(Delayq delayq, DelayqProperties properties) {
+    super("delayq health check failed");
+    this.delayq = delayq;
+    this.properties = properties;
+  }
+
+  @Override
+  protected void doHealthCheck(Health.Builder builder) {
+    List<String> problems = new ArrayList<>();
+    List<String> warnings = new ArrayList<>();
+    List<RedisStatus> masters;
+    try {
+      masters = delayq.redisStatus();
+    } catch (DelayqException e) {
+      builder.down().withDetail("error", "Redis does not answer: " + e.getMessage());
+      return;
+    }
+    builder.withDetail("redis", redisDetails(masters, problems, warnings));
+    builder.withDetail("queues", queueDetails(problems, warnings));
+    if (!problems.isEmpty()) {
+      builder.down().withDetail("problems", problems);
+    } else {
+      builder.up();
+    }
+    if (!warnings.isEmpty()) {
+      builder.withDetail("warnings", warnings);
+    }
+  }
+
+  private Map<String, Object> redisDetails(List<RedisStatus> masters, List<String> problems, List<String> warnings) {
+    double threshold = properties.getHealth().getMemoryThreshold();
+    Map<String, Object> details = new LinkedHashMap<>();
+    for (RedisStatus master : masters) {
+      Map<String, Object> node = new LinkedHashMap<>();
+      node.put("pingMillis", master.roundTrip().toNanos() / 1_000_000.0);
+      node.put("usedMemory", master.usedMemory());
+      node.put("maxMemory", master.maxMemory());
+      if (master.memoryUsedRatio() >= 0) {
+        node.put("memoryUsed", Math.round(master.memoryUsedRatio() * 1000) / 10.0 + "%");
+      }
+      node.put("maxmemoryPolicy", master.maxmemoryPolicy());
+      details.put(master.address(), node);
+      if (master.memoryUsedRatio() > threshold) {
+        problems.add("Redis at " + master.address() + " uses " + node.get("memoryUsed") + " of its maxmemory"
+            + " (threshold " + Math.round(threshold * 100) + "%): it will soon "
+            + (master.mayEvict() ? "evict keys, and so jobs" : "refuse new jobs"));
+      }
+      if (master.mayEvict()) {
+        String text = "Redis at " + master.address() + " has maxmemory-policy " + master.maxmemoryPolicy()
+            + ": at its memory limit it may evict delayq's keys and lose jobs; set it to noeviction";
+        (properties.isRefuseEvictingRedis() ? problems : warnings).add(text);
+      }
+    }
+    return details;
+  }
+
+  private Map<String, Object> queueDetails(List<String> problems, List<String> warnings) {
+    Set<String> names = new TreeSet<>(delayq.workerQueues());
+    Set<String> withWorkers = Set.copyOf(names);
+    names.addAll(properties.getHealth().getQueues());
+    Duration stuckAfter = properties.getHealth().stuckAfter();
+    Map<String, Object> details = new LinkedHashMap<>();
+    for (String name : names) {
+      Map<String, Object> queue = new LinkedHashMap<>();
+      details.put(name, queue);
+      queue.put("workersHere", withWorkers.contains(name));
+      Optional<JobQueue> existing = delayq.existingQueue(name);
+      if (existing.isEmpty()) {
+        queue.put("exists", false);
+        continue;
+      }
+      QueueStats stats = existing.get().admin().stats();
+      boolean stuck = !stats.paused() && stats.oldestDueAge().compareTo(stuckAfter) > 0;
+      queue.put("scheduled", stats.scheduled());
+      queue.put("due", stats.due());
+      queue.put("active", stats.active());
+      queue.put("expired", stats.expired());
+      queue.put("dead", stats.dead());
+      queue.put("paused", stats.paused());
+      queue.put("oldestDueAge", stats.oldestDueAge().toString());
+      queue.put("stuck", stuck);
+      if (stuck) {
+        problems.add("queue '" + name + "' is stuck: a job has been due for " + stats.oldestDueAge()
+            + " (more than " + stuckAfter + ") and no worker claims it");
+      } else if (stats.paused() && stats.due() > 0) {
+        warnings.add("queue '" + name + "' is paused with " + stats.due() + " due job(s), the oldest due for "
+            + stats.oldestDueAge());
+      }
+    }
+    return details;
+  }
+}
