@@ -9,6 +9,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.context.annotation.Bean;
@@ -35,8 +36,9 @@ public class DelayqAutoConfiguration {
   public Delayq delayq(
       DelayqProperties properties,
       ObjectProvider<ApplicationRedis> applicationRedis,
+      ObjectProvider<EmbeddedRedis> embeddedRedis,
       ObjectProvider<DelayqBuilderCustomizer> customizers) {
-    RedisTarget target = target(properties, applicationRedis.getIfAvailable());
+    RedisTarget target = target(properties, applicationRedis.getIfAvailable(), embeddedRedis.getIfAvailable());
     Delayq.Builder builder = Delayq.builder().redisUrl(target.url());
     DelayqProperties.DeadLetter deadLetter = properties.getDeadLetter();
     DelayqProperties.WaitForReplicas replicas = properties.getWaitForReplicas();
@@ -51,7 +53,8 @@ public class DelayqAutoConfiguration {
     return connect(builder, target);
   }
 
-  private static RedisTarget target(DelayqProperties properties, ApplicationRedis applicationRedis) {
+  private static RedisTarget target(
+      DelayqProperties properties, ApplicationRedis applicationRedis, EmbeddedRedis embeddedRedis) {
     String url = properties.getRedis().getUrl();
     if (StringUtils.hasText(url)) {
       return new RedisTarget(url.trim(), RedisTarget.DELAYQ_URL);
@@ -60,12 +63,17 @@ public class DelayqAutoConfiguration {
     if (fromApplication != null) {
       return fromApplication;
     }
+    if (embeddedRedis != null) {
+      // why: created while the client is, so it is destroyed after the client, never under it
+      return embeddedRedis.start();
+    }
     throw new DelayqStartupException(
         "delayq has no Redis to connect to: delayq.redis.url is not set, and the application has no"
             + " Redis settings of its own (spring-boot-data-redis is not on the classpath, or it made no"
             + " DataRedisConnectionDetails).",
         "Set delayq.redis.url, e.g. delayq.redis.url=redis://localhost:6379, or add"
-            + " spring-boot-starter-data-redis and set spring.data.redis.host/port (or its url).",
+            + " spring-boot-starter-data-redis and set spring.data.redis.host/port (or its url); for"
+            + " development, add io.delayq:delayq-embedded to start a redis-server with the application.",
         null);
   }
 
@@ -132,6 +140,17 @@ public class DelayqAutoConfiguration {
   interface ApplicationRedis {
     /** Null when the application has no Redis settings. */
     RedisTarget target();
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "io.delayq.embedded.RedisServerProcess")
+  @ConditionalOnProperty(prefix = "delayq.redis.embedded", name = "enabled", havingValue = "true", matchIfMissing = true)
+  static class EmbeddedRedisConfiguration {
+
+    @Bean
+    EmbeddedRedis delayqEmbeddedRedis(DelayqProperties properties) {
+      return new EmbeddedRedis(properties.getRedis().getEmbedded().getDataDir());
+    }
   }
 
   @Configuration(proxyBeanMethods = false)

@@ -2,6 +2,7 @@ package io.delayq.spring.autoconfigure;
 
 import io.delayq.Delayq;
 import io.delayq.WorkerOptions;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,12 +102,50 @@ public class DelayqProperties {
      */
     private String url;
 
+    private final Embedded embedded = new Embedded();
+
     public String getUrl() {
       return url;
     }
 
     public void setUrl(String url) {
       this.url = url;
+    }
+
+    public Embedded getEmbedded() {
+      return embedded;
+    }
+  }
+
+  /**
+   * A redis-server started for the application, for development and tests: used only when
+   * io.delayq:delayq-embedded is on the classpath and neither delayq.redis.url nor the
+   * application's own Redis settings name a Redis.
+   */
+  public static class Embedded {
+    /** Whether to start an embedded redis-server when no Redis is configured. */
+    private boolean enabled = true;
+
+    /**
+     * Directory for the embedded Redis's append-only file, so that jobs survive a restart of the
+     * application; when unset, a private temporary directory deleted when the application stops.
+     */
+    private Path dataDir;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Path getDataDir() {
+      return dataDir;
+    }
+
+    public void setDataDir(Path dataDir) {
+      this.dataDir = dataDir;
     }
   }
 

@@ -5,16 +5,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delayq.Delayq;
 import io.delayq.InvalidRequestException;
+import io.delayq.JobQueue;
 import io.delayq.JobRequest;
+import io.delayq.ScheduledJob;
 import io.delayq.spring.FreePort;
 import io.delayq.spring.TestRedisUrl;
 import io.delayq.spring.health.DelayqHealthIndicator;
 import io.lettuce.core.RedisURI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
@@ -155,13 +160,60 @@ class DelayqAutoConfigurationTest {
   @Test
   void withoutSpringDataRedisAndWithoutAUrlStartupFailsSayingWhatToSet() {
     new ApplicationContextRunner()
-        .withClassLoader(new FilteredClassLoader("org.springframework.boot.data.redis"))
+        .withClassLoader(new FilteredClassLoader("org.springframework.boot.data.redis", "io.delayq.embedded"))
         .withConfiguration(AutoConfigurations.of(DelayqAutoConfiguration.class))
         .run(context -> {
           DelayqStartupException failure = startupFailure(context);
           assertThat(failure.description()).contains("no Redis to connect to");
           assertThat(failure.action()).contains("delayq.redis.url=redis://");
         });
+  }
+
+  @Test
+  void withNoRedisConfiguredAndDelayqEmbeddedPresentAnEmbeddedRedisServesTheClientAndStopsWithIt() {
+    long[] pid = new long[1];
+    new ApplicationContextRunner()
+        .withClassLoader(new FilteredClassLoader("org.springframework.boot.data.redis"))
+        .withConfiguration(AutoConfigurations.of(DelayqAutoConfiguration.class))
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          JobQueue queue = context.getBean(Delayq.class).queue("embedded-dev");
+          ScheduledJob job = queue.schedule(JobRequest.of("hello").withDelay(Duration.ofHours(1)));
+          assertThat(queue.get(job.id())).isPresent();
+          pid[0] = context.getBean(EmbeddedRedis.class).pid();
+          assertThat(ProcessHandle.of(pid[0])).hasValueSatisfying(p -> assertThat(p.isAlive()).isTrue());
+        });
+    Awaitility.await().atMost(Duration.ofSeconds(15))
+        .until(() -> ProcessHandle.of(pid[0]).map(p -> !p.isAlive()).orElse(true));
+  }
+
+  @Test
+  void anEmbeddedRedisWithADataDirKeepsJobsAcrossARestartOfTheApplication(@TempDir Path dataDir) {
+    ApplicationContextRunner app = new ApplicationContextRunner()
+        .withClassLoader(new FilteredClassLoader("org.springframework.boot.data.redis"))
+        .withConfiguration(AutoConfigurations.of(DelayqAutoConfiguration.class))
+        .withPropertyValues("delayq.redis.embedded.data-dir=" + dataDir);
+    String[] id = new String[1];
+    app.run(context -> id[0] = context.getBean(Delayq.class).queue("embedded-durable")
+        .schedule(JobRequest.of("kept").withDelay(Duration.ofHours(1))).id());
+    app.run(context -> assertThat(context.getBean(Delayq.class).queue("embedded-durable").get(id[0]))
+        .hasValueSatisfying(info -> assertThat(info.payloadAsString()).isEqualTo("kept")));
+  }
+
+  @Test
+  void aConfiguredRedisNeverStartsTheEmbeddedOne() {
+    runner
+        .withPropertyValues("delayq.redis.url=" + TestRedisUrl.get())
+        .run(context -> assertThat(context.getBean(EmbeddedRedis.class).pid()).isEqualTo(-1));
+  }
+
+  @Test
+  void theEmbeddedRedisCanBeTurnedOff() {
+    new ApplicationContextRunner()
+        .withClassLoader(new FilteredClassLoader("org.springframework.boot.data.redis"))
+        .withConfiguration(AutoConfigurations.of(DelayqAutoConfiguration.class))
+        .withPropertyValues("delayq.redis.embedded.enabled=false")
+        .run(context -> assertThat(startupFailure(context).description()).contains("no Redis to connect to"));
   }
 
   @Test
