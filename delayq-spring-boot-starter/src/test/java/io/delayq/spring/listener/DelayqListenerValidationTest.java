@@ -1,18 +1,32 @@
 package io.delayq.spring.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delayq.JobQueue;
 import io.delayq.LeasedJob;
+import io.delayq.spring.TestRedisUrl;
+import io.delayq.spring.autoconfigure.DelayqAutoConfiguration;
+import io.delayq.spring.autoconfigure.DelayqListenerAutoConfiguration;
+import io.delayq.spring.autoconfigure.DelayqPayloadAutoConfiguration;
 import io.delayq.spring.internal.listener.ListenerDefinitionException;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Scope;
 
 /**
@@ -253,5 +267,24 @@ class DelayqListenerValidationTest {
         .run(context -> assertThat(context.getStartupFailure()).isInstanceOf(IllegalStateException.class)
             .hasMessageContaining("delayq.listener.*")
             .hasMessageContaining("concurrency: must be between 1 and 10000; got 0"));
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ImportAutoConfiguration({JacksonAutoConfiguration.class, DelayqAutoConfiguration.class,
+      DelayqPayloadAutoConfiguration.class, DelayqListenerAutoConfiguration.class})
+  @Import(TwoPayloads.class)
+  static class BadApplication {}
+
+  @Test
+  @ExtendWith(OutputCaptureExtension.class)
+  void aBadListenerIsReportedAsSpringBootReportsABadSetting(CapturedOutput output) {
+    SpringApplication application = new SpringApplication(BadApplication.class);
+    application.setWebApplicationType(WebApplicationType.NONE);
+    application.setDefaultProperties(Map.of("delayq.redis.url", TestRedisUrl.get()));
+    assertThatThrownBy(application::run).isInstanceOf(ListenerDefinitionException.class);
+    assertThat(output)
+        .contains("APPLICATION FAILED TO START")
+        .containsPattern("Description:\\s+@DelayqListener TwoPayloads.on\\(DelayqListenerValidationTest\\$Order, String\\)")
+        .containsPattern("Action:\\s+Accepted signatures: a void method");
   }
 }
