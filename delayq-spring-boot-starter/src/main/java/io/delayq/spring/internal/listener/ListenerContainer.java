@@ -56,10 +56,6 @@ final class ListenerContainer implements DelayqListenerContainer {
     return autoStartup;
   }
 
-  WorkerOptions options() {
-    return options;
-  }
-
   @Override
   public boolean isRunning() {
     Workers current = workers;
