@@ -1,7 +1,9 @@
 package io.delayq;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 
 /**
@@ -24,6 +26,7 @@ public final class WorkerOptions {
   private final Duration sweepInterval;
   private final Backoff backoff;
   private final ExecutorService executor;
+  private final Set<Class<? extends Throwable>> nonRetryable;
 
   private WorkerOptions(Builder b) {
     this.concurrency = b.concurrency;
@@ -33,6 +36,7 @@ public final class WorkerOptions {
     this.sweepInterval = b.sweepInterval;
     this.backoff = b.backoff;
     this.executor = b.executor;
+    this.nonRetryable = b.nonRetryable;
   }
 
   public static Builder builder() {
@@ -83,6 +87,17 @@ public final class WorkerOptions {
     return executor;
   }
 
+  /**
+   * Exception types that fail a job for good: a handler that throws one of them (or a subtype)
+   * sends the job straight to the dead-letter set, as {@link NonRetryableJobException} does.
+   * Empty unless set.
+   *
+   * @since 0.3.0
+   */
+  public Set<Class<? extends Throwable>> nonRetryable() {
+    return nonRetryable;
+  }
+
   public Builder toBuilder() {
     Builder b = new Builder();
     b.concurrency = concurrency;
@@ -92,6 +107,7 @@ public final class WorkerOptions {
     b.sweepInterval = sweepInterval;
     b.backoff = backoff;
     b.executor = executor;
+    b.nonRetryable = nonRetryable;
     return b;
   }
 
@@ -99,7 +115,7 @@ public final class WorkerOptions {
   public String toString() {
     return "WorkerOptions[concurrency=" + concurrency + ", lease=" + lease + ", claimBatch="
         + claimBatch + ", shutdownTimeout=" + shutdownTimeout + ", sweepInterval=" + sweepInterval
-        + ", backoff=" + backoff + "]";
+        + ", backoff=" + backoff + (nonRetryable.isEmpty() ? "" : ", nonRetryable=" + nonRetryable) + "]";
   }
 
   /** Builds {@link WorkerOptions}; each setter checks its value. */
@@ -111,6 +127,7 @@ public final class WorkerOptions {
     private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
     private Backoff backoff = Backoff.DEFAULT;
     private ExecutorService executor;
+    private Set<Class<? extends Throwable>> nonRetryable = Set.of();
 
     private Builder() {}
 
@@ -173,6 +190,25 @@ public final class WorkerOptions {
      */
     public Builder executor(ExecutorService executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * Exception types that are not retried: a handler that throws an instance of one (the thrown
+     * exception itself, not its causes) sends the job straight to the dead-letter set with that
+     * exception as its error. Replaces any types set before; none by default.
+     *
+     * @since 0.3.0
+     */
+    @SafeVarargs
+    public final Builder nonRetryable(Class<? extends Throwable>... types) {
+      Objects.requireNonNull(types, "types");
+      for (int i = 0; i < types.length; i++) {
+        if (types[i] == null) {
+          throw new InvalidRequestException("nonRetryable", "holds null at index " + i + "; name exception classes");
+        }
+      }
+      this.nonRetryable = Set.copyOf(Arrays.asList(types));
       return this;
     }
 

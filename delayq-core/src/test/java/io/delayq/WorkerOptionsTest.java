@@ -26,4 +26,17 @@ class WorkerOptionsTest {
     assertThatThrownBy(() -> WorkerOptions.builder().sweepInterval(Duration.ofHours(1))).hasMessageContaining("sweepInterval");
     assertThatThrownBy(() -> WorkerOptions.builder().shutdownTimeout(Duration.ofSeconds(-1))).hasMessageContaining("negative");
   }
+
+  @Test
+  void nonRetryableTypesAreKeptReplacedAndCheckedForNull() {
+    assertThat(WorkerOptions.defaults().nonRetryable()).isEmpty();
+    WorkerOptions o = WorkerOptions.builder()
+        .nonRetryable(IllegalStateException.class)
+        .nonRetryable(IllegalArgumentException.class, IllegalArgumentException.class)
+        .build();
+    assertThat(o.nonRetryable()).containsExactly(IllegalArgumentException.class);
+    assertThat(o.toBuilder().build().nonRetryable()).containsExactly(IllegalArgumentException.class);
+    assertThatThrownBy(() -> WorkerOptions.builder().nonRetryable(IllegalStateException.class, null))
+        .hasMessageContaining("nonRetryable").hasMessageContaining("index 1");
+  }
 }

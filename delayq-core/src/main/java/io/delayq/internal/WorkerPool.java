@@ -1,6 +1,7 @@
 package io.delayq.internal;
 
 import io.delayq.JobHandler;
+import io.delayq.NonRetryableJobException;
 import io.delayq.WorkerOptions;
 import io.delayq.Workers;
 import java.util.ArrayList;
@@ -323,20 +324,40 @@ final class WorkerPool implements Workers {
 
   private void fail(Delivery job, Throwable failure) {
     long retry = options.backoff().delayAfter(job.attempt(), random).toMillis();
-    String error = failure.getClass().getName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
-    if (job.isLastAttempt()) {
+    boolean giveUp = isNonRetryable(failure);
+    String error = describe(failure) + (failure.getCause() == null ? "" : "; caused by " + describe(failure.getCause()));
+    if (giveUp && !job.isLastAttempt()) {
+      log.warn("job '{}' of queue '{}' failed on attempt {} of {} and is not retried; it goes to the dead-letter set",
+          job.id(), settling.queueName(), job.attempt(), job.maxAttempts(), failure);
+    } else if (job.isLastAttempt()) {
       log.warn("job '{}' of queue '{}' failed on its last attempt ({}); it goes to the dead-letter set",
           job.id(), settling.queueName(), job.attempt(), failure);
     } else {
       log.info("job '{}' of queue '{}' failed on attempt {} of {}; retry in {} ms: {}",
           job.id(), settling.queueName(), job.attempt(), job.maxAttempts(), retry, error);
     }
-    track(settling.nack(job.id(), job.token(), retry, false, error)).whenComplete((state, e) -> {
+    track(settling.nack(job.id(), job.token(), retry, giveUp, error)).whenComplete((state, e) -> {
       if (e != null) {
         log.warn("could not record the failure of job '{}' (token {}); it runs again when its lease ends: {}",
             job.id(), job.token(), Errors.unwrap(e).toString());
       }
     });
+  }
+
+  private boolean isNonRetryable(Throwable failure) {
+    if (failure instanceof NonRetryableJobException) {
+      return true;
+    }
+    for (Class<? extends Throwable> type : options.nonRetryable()) {
+      if (type.isInstance(failure)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String describe(Throwable t) {
+    return t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
   }
 
   /** Releases jobs this pool will not run, uncounted, batched per partition. */

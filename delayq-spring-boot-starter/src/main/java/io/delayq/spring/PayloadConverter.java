@@ -32,6 +32,16 @@ public interface PayloadConverter {
    */
   Object read(byte[] payload, boolean json, Type targetType);
 
+  /**
+   * Whether {@link #read} can produce {@code targetType} at all, whatever the bytes. Asked once
+   * for each {@code @DelayqListener} method's payload type when the application starts, so that a
+   * listener that could never receive its payload fails the start instead of sending every job to
+   * the dead-letter set. The default says yes; a converter that reads only some types says which.
+   */
+  default boolean canRead(Type targetType) {
+    return true;
+  }
+
   /** Payload bytes, and whether they are JSON text. */
   record Payload(byte[] bytes, boolean json) {}
 }

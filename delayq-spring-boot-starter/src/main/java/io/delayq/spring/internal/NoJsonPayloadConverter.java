@@ -10,6 +10,11 @@ public final class NoJsonPayloadConverter extends TextOrJsonConverter {
           + "or declare a PayloadConverter bean";
 
   @Override
+  public boolean canRead(Type targetType) {
+    return targetType == String.class || targetType == byte[].class;
+  }
+
+  @Override
   protected byte[] writeJson(Object value) {
     throw new PayloadConversionException(
         "a " + value.getClass().getName() + " can only be scheduled as JSON, and there is no JSON mapper" + ACTION,

@@ -1,0 +1,43 @@
+package io.delayq.spring.internal.listener;
+
+import org.springframework.beans.factory.BeanInitializationException;
+
+/** A {@code @DelayqListener} method that cannot run as declared; fails the application's start. */
+public final class ListenerDefinitionException extends BeanInitializationException {
+  private static final long serialVersionUID = 1L;
+
+  static final String ACCEPTED_SIGNATURES = "Accepted signatures: a void method of a singleton bean taking, in any"
+      + " order, at most one payload parameter (String, byte[], or a type the PayloadConverter reads from JSON, such"
+      + " as Order or List<Order>) and at most one io.delayq.LeasedJob; for example void on(Order order),"
+      + " void on(LeasedJob job, List<Order> orders), void on(String text), void on(byte[] payload)";
+  private static final String FIX_THE_VALUE = "Change the @DelayqListener attribute named above, or the property"
+      + " its placeholder reads";
+
+  private final String description;
+  private final String action;
+
+  private ListenerDefinitionException(String listener, String problem, String action, boolean actionInMessage) {
+    super("@DelayqListener " + listener + ": " + problem + (actionInMessage ? ". " + action : ""));
+    this.description = "@DelayqListener " + listener + ": " + problem;
+    this.action = action;
+  }
+
+  ListenerDefinitionException(String listener, String problem) {
+    this(listener, problem, FIX_THE_VALUE, false);
+  }
+
+  /** A problem with the method's parameters or return type: the message adds the accepted signatures. */
+  static ListenerDefinitionException signature(String listener, String problem) {
+    return new ListenerDefinitionException(listener, problem, ACCEPTED_SIGNATURES, true);
+  }
+
+  /** What is wrong, naming the bean and the method. */
+  public String description() {
+    return description;
+  }
+
+  /** What to do about it. */
+  public String action() {
+    return action;
+  }
+}
