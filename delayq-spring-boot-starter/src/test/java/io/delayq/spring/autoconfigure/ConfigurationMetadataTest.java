@@ -12,6 +12,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.BeanUtils;
 import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.boot.convert.ApplicationConversionService;
@@ -47,15 +48,27 @@ class ConfigurationMetadataTest {
       String beanPath = path.isEmpty() ? p.getName() : path + "." + p.getName();
       if (p.getWriteMethod() != null) {
         into.put(name, beanPath);
-      } else if (p.getPropertyType().getEnclosingClass() == DelayqProperties.class) {
+      } else if (isGroup(p.getPropertyType())) {
         leaves(p.getPropertyType(), name, beanPath, into);
       }
     }
     return into;
   }
 
-  private static Map<String, String> leaves() {
-    return leaves(DelayqProperties.class, "delayq", "", new java.util.TreeMap<>());
+  /** Each @ConfigurationProperties class of the starter and its prefix. */
+  private static final Map<Class<?>, String> ROOTS =
+      Map.of(DelayqProperties.class, "delayq", DelayqListenerProperties.class, "delayq.listener");
+
+  private static boolean isGroup(Class<?> type) {
+    return type.getEnclosingClass() != null && ROOTS.containsKey(type.getEnclosingClass());
+  }
+
+  /** Every leaf of every root, by name, with its root and bean path. */
+  private static Map<String, Map.Entry<Class<?>, String>> leaves() {
+    Map<String, Map.Entry<Class<?>, String>> all = new java.util.TreeMap<>();
+    ROOTS.forEach((root, prefix) -> leaves(root, prefix, "", new java.util.TreeMap<>())
+        .forEach((name, path) -> all.put(name, Map.entry(root, path))));
+    return all;
   }
 
   @Test
@@ -82,21 +95,24 @@ class ConfigurationMetadataTest {
         "delayq.health.queues",
         "delayq.health.sweep-interval",
         "delayq.health.stuck-after-sweeps",
-        "delayq.health.memory-threshold");
+        "delayq.health.memory-threshold",
+        "delayq.listener.concurrency",
+        "delayq.listener.shutdown-timeout");
   }
 
   @Test
   void theDefaultsInTheMetadataAreTheValuesThePropertiesStartWith() throws IOException {
     List<Map<String, Object>> withDefaults =
         JsonPath.read(metadata(), "$.properties[?(@.name =~ /delayq\\..*/ && @.defaultValue)]");
-    Map<String, String> leaves = leaves();
-    BeanWrapper fresh = new BeanWrapperImpl(new DelayqProperties());
+    Map<String, Map.Entry<Class<?>, String>> leaves = leaves();
 
     assertThat(withDefaults).extracting(p -> p.get("name"))
         .contains("delayq.command-timeout", "delayq.max-payload-size", "delayq.dead-letter.limit",
             "delayq.dead-letter.retention", "delayq.idempotency-window", "delayq.health.sweep-interval");
     for (Map<String, Object> p : withDefaults) {
-      String beanPath = leaves.get((String) p.get("name"));
+      Map.Entry<Class<?>, String> leaf = leaves.get((String) p.get("name"));
+      BeanWrapper fresh = new BeanWrapperImpl(BeanUtils.instantiateClass(leaf.getKey()));
+      String beanPath = leaf.getValue();
       TypeDescriptor type = fresh.getPropertyTypeDescriptor(beanPath);
       Object converted = ApplicationConversionService.getSharedInstance().convert(p.get("defaultValue"), type);
       assertThat(converted).as("default of %s", p.get("name")).isEqualTo(fresh.getPropertyValue(beanPath));
