@@ -42,6 +42,7 @@ public final class DelayqClient implements AutoCloseable {
   private static final String QUEUE_NAMES_LISTING = "queues";
 
   private final ClientSettings settings;
+  private final Telemetry telemetry;
   private final String displayUri;
   private final ClientResources resources;
   private final RedisConnector connector;
@@ -60,7 +61,12 @@ public final class DelayqClient implements AutoCloseable {
   private final AtomicBoolean closing = new AtomicBoolean();
 
   public DelayqClient(ClientSettings settings) {
+    this(settings, Telemetry.NONE);
+  }
+
+  public DelayqClient(ClientSettings settings, Telemetry telemetry) {
     this.settings = settings;
+    this.telemetry = telemetry;
     List<RedisURI> uris = RedisUrls.parse(settings.redisUrl());
     this.displayUri = RedisUrls.redact(uris);
     this.resources =
@@ -202,6 +208,14 @@ public final class DelayqClient implements AutoCloseable {
 
   ClientSettings settings() {
     return settings;
+  }
+
+  Meters meters() {
+    return telemetry.meters();
+  }
+
+  Observations observations() {
+    return telemetry.observations();
   }
 
   /** Waits for a reply to a caller's synchronous call and maps its failure. */
@@ -346,6 +360,7 @@ public final class DelayqClient implements AutoCloseable {
       }
     }
     closed.set(true);
+    telemetry.close();
     CompletableFuture<?>[] draining = open.stream().map(WorkerPool::finished).toArray(CompletableFuture[]::new);
     CompletableFuture<Void> allDone = CompletableFuture.allOf(draining);
     if (allDone.isDone()) {
