@@ -6,18 +6,22 @@ import static org.awaitility.Awaitility.await;
 import io.delayq.testing.TestRedis;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -203,6 +207,24 @@ class MetricsIT {
     for (int i = 0; i < 100; i++) {
       assertThat(gauge(queue.name(), "scheduled")).isEqualTo(1);
     }
+  }
+
+  @Test
+  void theReadmeSnippetPublishesMetersAndObservations() {
+    MeterRegistry meterRegistry = new SimpleMeterRegistry();
+    ObservationRegistry observationRegistry = ObservationRegistry.create();
+    observationRegistry.observationConfig().observationHandler(new DefaultMeterObservationHandler(meterRegistry));
+    String redisUrl = TestRedis.url();
+    // README: Metrics and tracing
+    try (Delayq delayq = Delayq.builder()
+        .redisUrl(redisUrl)
+        .meterRegistry(meterRegistry)                 // delayq.jobs.*, delayq.job.lateness, delayq.queue.jobs, ...
+        .observationRegistry(observationRegistry)     // delayq.schedule and delayq.process
+        .build()) {
+      delayq.queue("orders-" + UUID.randomUUID()).schedule(JobRequest.of("cancel 42").withDelay(Duration.ofMinutes(30)));
+    }
+    assertThat(meterRegistry.find("delayq.jobs.scheduled").tag("outcome", "created").counter().count()).isEqualTo(1);
+    assertThat(meterRegistry.find("delayq.schedule").tag("outcome", "success").timer().count()).isEqualTo(1);
   }
 
   @Test
