@@ -3,6 +3,9 @@ package io.delayq;
 import io.delayq.internal.ClientSettings;
 import io.delayq.internal.DelayqClient;
 import io.delayq.internal.Rules;
+import io.delayq.internal.Telemetry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -29,8 +32,8 @@ import java.util.Set;
 public final class Delayq implements AutoCloseable {
   private final DelayqClient client;
 
-  private Delayq(ClientSettings settings) {
-    this.client = new DelayqClient(settings);
+  private Delayq(ClientSettings settings, Telemetry telemetry) {
+    this.client = new DelayqClient(settings, telemetry);
   }
 
   /**
@@ -148,6 +151,18 @@ public final class Delayq implements AutoCloseable {
     public static final Duration DEFAULT_DEAD_LETTER_RETENTION = Duration.ofDays(14);
     /** @since 0.2.0 */
     public static final Duration DEFAULT_IDEMPOTENCY_WINDOW = Duration.ofMinutes(5);
+    /**
+     * Bucket boundaries of the {@code delayq.job.lateness} histogram: 5 ms to 5 minutes.
+     *
+     * @since 0.2.0
+     */
+    public static final List<Duration> DEFAULT_LATENESS_SLOS = List.of(
+        Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
+        Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1),
+        Duration.ofMillis(2500), Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30),
+        Duration.ofSeconds(60), Duration.ofMinutes(5));
+    /** @since 0.2.0 */
+    public static final Duration DEFAULT_QUEUE_DEPTH_INTERVAL = Duration.ofSeconds(10);
 
     private String redisUrl;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
@@ -158,6 +173,11 @@ public final class Delayq implements AutoCloseable {
     private int replicasToWait;
     private Duration replicaTimeout = Duration.ZERO;
     private Duration idempotencyWindow = DEFAULT_IDEMPOTENCY_WINDOW;
+    private MeterRegistry meterRegistry;
+    private List<Duration> latenessSlos = DEFAULT_LATENESS_SLOS;
+    private boolean latenessPercentileHistogram;
+    private Duration queueDepthInterval = DEFAULT_QUEUE_DEPTH_INTERVAL;
+    private ObservationRegistry observationRegistry;
 
     private Builder() {}
 
@@ -264,12 +284,95 @@ public final class Delayq implements AutoCloseable {
     }
 
     /**
+     * Publishes delayq's meters to {@code registry}: jobs scheduled, delivered, acked, retried,
+     * released and dead, expired leases recovered, handler durations and lateness (claim time minus
+     * due time, by the Redis clock), per queue; and depth gauges (jobs scheduled, due, active,
+     * expired and dead) of the queues this client schedules to, claims from or settles on, read in
+     * the background every {@link #queueDepthInterval} (one stats call per queue), never at scrape
+     * time. docs/METRICS.md lists every meter. Needs micrometer-core on the classpath; without this
+     * call delayq never loads Micrometer. Works with Micrometer 1.16 and later.
+     *
+     * @since 0.2.0
+     */
+    public Builder meterRegistry(MeterRegistry registry) {
+      this.meterRegistry = Objects.requireNonNull(registry, "registry");
+      return this;
+    }
+
+    /**
+     * Bucket boundaries of the {@code delayq.job.lateness} histogram (Micrometer's service-level
+     * objectives); an empty list for none. Default {@link #DEFAULT_LATENESS_SLOS}. A registry's own
+     * {@code MeterFilter} (such as Spring Boot's {@code management.metrics.distribution.*}) may
+     * change them further.
+     *
+     * @since 0.2.0
+     */
+    public Builder latenessSlos(List<Duration> boundaries) {
+      Objects.requireNonNull(boundaries, "boundaries");
+      for (int i = 0; i < boundaries.size(); i++) {
+        Duration d = boundaries.get(i);
+        if (d == null || d.isNegative() || d.isZero()) {
+          throw new InvalidRequestException(
+              "latenessSlos[" + i + "]", "must be a positive duration; got " + d);
+        }
+      }
+      this.latenessSlos = boundaries.stream().distinct().sorted().toList();
+      return this;
+    }
+
+    /**
+     * Whether {@code delayq.job.lateness} also publishes Micrometer's percentile histogram (some 70
+     * buckets from 1 ms to 10 minutes, for {@code histogram_quantile} over many instances). Off by
+     * default: the {@linkplain #latenessSlos SLO buckets} are cheaper.
+     *
+     * @since 0.2.0
+     */
+    public Builder latenessPercentileHistogram(boolean enabled) {
+      this.latenessPercentileHistogram = enabled;
+      return this;
+    }
+
+    /**
+     * How often the depth gauges are read from Redis, 1 second to 1 hour; each read is one stats
+     * call per queue (one short script per partition). Default {@link #DEFAULT_QUEUE_DEPTH_INTERVAL}.
+     *
+     * @since 0.2.0
+     */
+    public Builder queueDepthInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.compareTo(Duration.ofSeconds(1)) < 0 || interval.compareTo(Duration.ofHours(1)) > 0) {
+        throw new InvalidRequestException(
+            "queueDepthInterval", "must be between 1 second and 1 hour; got " + interval);
+      }
+      this.queueDepthInterval = interval;
+      return this;
+    }
+
+    /**
+     * Observes each schedule call ({@code delayq.schedule}, a sender context whose trace headers are
+     * stored with its jobs) and each handler run of this client's workers ({@code delayq.process},
+     * whose context carries those headers); claims, sweeps, acks and lease keeping are never
+     * observed. A tracer links the processing span to the scheduling one with {@link
+     * io.delayq.observation.ProcessTracingObservationHandler}. Needs micrometer-observation on the
+     * classpath.
+     *
+     * @since 0.2.0
+     */
+    public Builder observationRegistry(ObservationRegistry registry) {
+      this.observationRegistry = Objects.requireNonNull(registry, "registry");
+      return this;
+    }
+
+    /**
      * Connects.
      *
      * @throws RedisUnavailableException when Redis cannot be reached
      * @throws InvalidRequestException when the URL is missing or malformed
      */
     public Delayq build() {
+      Telemetry telemetry = Telemetry.create(
+          meterRegistry, latenessSlos, latenessPercentileHistogram, queueDepthInterval, commandTimeout,
+          observationRegistry);
       return new Delayq(
           new ClientSettings(
               redisUrl,
@@ -280,7 +383,8 @@ public final class Delayq implements AutoCloseable {
               refuseEvictingRedis,
               replicasToWait,
               replicaTimeout,
-              idempotencyWindow));
+              idempotencyWindow),
+          telemetry);
     }
   }
 }

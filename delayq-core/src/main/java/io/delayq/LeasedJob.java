@@ -2,6 +2,7 @@ package io.delayq;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 
 /**
  * One delivery of a job: the job is the holder's until {@link #leaseUntil()}, and must be acked
@@ -62,6 +63,20 @@ public interface LeasedJob {
 
   /** When this delivery's lease ends, as last extended, by the Redis server's clock. */
   Instant leaseUntil();
+
+  /**
+   * The trace propagation headers (such as {@code traceparent}, {@code tracestate}, {@code
+   * baggage}) that the observation of the schedule call stored with the job, for linking the work on
+   * this delivery to the trace that scheduled it (see {@code
+   * io.delayq.observation.ProcessTracingObservationHandler}). Empty when the job was scheduled by a
+   * client without an observation registry or tracer, or when the headers took more than 1 KiB.
+   * The same on every attempt.
+   *
+   * @since 0.2.0
+   */
+  default Map<String, String> traceHeaders() {
+    return Map.of();
+  }
 
   /**
    * Keeps the job for {@code lease} more, counted from now. Long handlers call this before their

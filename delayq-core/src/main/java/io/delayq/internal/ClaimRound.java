@@ -110,14 +110,20 @@ final class ClaimRound {
     });
   }
 
+  /** Entries before the first job in a claim's answer (see claim.lua). */
+  private static final int HEADER = 7;
+
   private static Reply parse(Settling settling, int p, List<Object> reply, long leaseMillis, long sent, long arrived) {
     long nowMicros = (Long) reply.get(0);
     Instant leaseUntil = Instant.ofEpochMilli(nowMicros / 1000 + leaseMillis);
     long leaseEnds = sent + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-    List<Delivery> jobs = new ArrayList<>((reply.size() - 5) / 4);
+    List<Delivery> jobs = new ArrayList<>((reply.size() - HEADER) / 4);
     long claim = reply.get(3) instanceof Long ? 0 : Long.parseLong(QueueContext.text(reply.get(3)));
+    QueueMeters meters = settling.queue().meters();
+    meters.leasesExpired(((Long) reply.get(5)).intValue());
+    meters.dead(((Long) reply.get(6)).intValue());
     int place = 0;
-    for (int i = 5; i + 3 < reply.size(); i += 4) {
+    for (int i = HEADER; i + 3 < reply.size(); i += 4) {
       String id = QueueContext.text(reply.get(i));
       long token = FencingTokens.of(claim, place++);
       JobRecord record;
@@ -130,6 +136,8 @@ final class ClaimRound {
         settling.nack(id, token, 0, true, "record cannot be decoded: " + e.getMessage());
         continue;
       }
+      long dueMillis = Long.parseLong(QueueContext.text(reply.get(i + 1)));
+      meters.delivered(nowMicros - dueMillis * 1000);
       jobs.add(
           new Delivery(
               settling,
@@ -138,7 +146,7 @@ final class ClaimRound {
               record,
               ((Long) reply.get(i + 2)).intValue(),
               token,
-              Instant.ofEpochMilli(Long.parseLong(QueueContext.text(reply.get(i + 1)))),
+              Instant.ofEpochMilli(dueMillis),
               leaseUntil,
               leaseEnds));
     }

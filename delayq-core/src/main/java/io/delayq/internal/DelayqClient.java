@@ -44,6 +44,7 @@ public final class DelayqClient implements AutoCloseable {
   private static final String QUEUE_NAMES_LISTING = "queues";
 
   private final ClientSettings settings;
+  private final Telemetry telemetry;
   private final String displayUri;
   private final ClientResources resources;
   private final RedisConnector connector;
@@ -62,7 +63,12 @@ public final class DelayqClient implements AutoCloseable {
   private final AtomicBoolean closing = new AtomicBoolean();
 
   public DelayqClient(ClientSettings settings) {
+    this(settings, Telemetry.NONE);
+  }
+
+  public DelayqClient(ClientSettings settings, Telemetry telemetry) {
     this.settings = settings;
+    this.telemetry = telemetry;
     List<RedisURI> uris = RedisUrls.parse(settings.redisUrl());
     this.displayUri = RedisUrls.redact(uris);
     this.resources =
@@ -221,6 +227,14 @@ public final class DelayqClient implements AutoCloseable {
     return settings;
   }
 
+  Meters meters() {
+    return telemetry.meters();
+  }
+
+  Observations observations() {
+    return telemetry.observations();
+  }
+
   /** Waits for a reply to a caller's synchronous call and maps its failure. */
   <T> T await(CompletableFuture<T> future, String queue, String id, long token) {
     return Errors.await(future, settings.commandTimeout(), displayUri, queue, id, token);
@@ -363,6 +377,7 @@ public final class DelayqClient implements AutoCloseable {
       }
     }
     closed.set(true);
+    telemetry.close();
     CompletableFuture<?>[] draining = open.stream().map(WorkerPool::finished).toArray(CompletableFuture[]::new);
     CompletableFuture<Void> allDone = CompletableFuture.allOf(draining);
     if (allDone.isDone()) {

@@ -4,6 +4,7 @@ import io.delayq.LeasedJob;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 
 /** One delivery of a job, as a claim returned it. */
@@ -18,6 +19,7 @@ final class Delivery implements LeasedJob {
   private final long token;
   private final Instant runAt;
   private final Instant createdAt;
+  private final TraceHeaders trace;
   private volatile Instant leaseUntil;
   /**
    * When the lease ends by the local monotonic clock, counted from when the claim was sent: the
@@ -45,6 +47,7 @@ final class Delivery implements LeasedJob {
     this.token = token;
     this.runAt = runAt;
     this.createdAt = Instant.ofEpochMilli(record.createdMillis());
+    this.trace = record.trace();
     this.leaseUntil = leaseUntil;
     this.leaseEndsNanos = leaseEndsNanos;
   }
@@ -116,6 +119,11 @@ final class Delivery implements LeasedJob {
   @Override
   public Instant leaseUntil() {
     return leaseUntil;
+  }
+
+  @Override
+  public Map<String, String> traceHeaders() {
+    return trace.asMap();
   }
 
   @Override

@@ -37,16 +37,35 @@ final class Operating implements QueueAdmin {
   @Override
   public QueueStats stats() {
     queue.checkOpen("stats");
+    List<CompletableFuture<List<Object>>> replies = sendStats(queue);
+    List<List<Object>> answers = new ArrayList<>(replies.size());
+    for (CompletableFuture<List<Object>> f : replies) {
+      answers.add(queue.await(f, null));
+    }
+    return sum(queue, answers);
+  }
+
+  /** The counts of {@code queue} without waiting for them: what the depth gauges read in the background. */
+  static CompletableFuture<QueueStats> statsAsync(QueueContext queue) {
+    List<CompletableFuture<List<Object>>> replies = sendStats(queue);
+    return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+        .thenApply(done -> sum(queue, replies.stream().map(CompletableFuture::join).toList()));
+  }
+
+  private static List<CompletableFuture<List<Object>>> sendStats(QueueContext queue) {
     List<CompletableFuture<List<Object>>> replies = new ArrayList<>(queue.partitionCount());
     for (int p = 0; p < queue.partitionCount(); p++) {
-      replies.add(queue.run(client.scripts(), Script.STATS, p));
+      replies.add(queue.run(queue.client.scripts(), Script.STATS, p));
     }
+    return replies;
+  }
+
+  private static QueueStats sum(QueueContext queue, List<List<Object>> answers) {
     long scheduled = 0, due = 0, active = 0, expired = 0, dead = 0;
     boolean paused = false;
     Instant oldestDueAt = null;
     Duration oldestDueAge = Duration.ZERO;
-    for (CompletableFuture<List<Object>> f : replies) {
-      List<Object> r = queue.await(f, null);
+    for (List<Object> r : answers) {
       scheduled += (Long) r.get(0);
       due += (Long) r.get(1);
       active += (Long) r.get(2);

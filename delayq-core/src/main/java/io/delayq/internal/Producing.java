@@ -41,10 +41,27 @@ final class Producing {
     this.client = queue.client;
   }
 
+  /**
+   * Schedules under one {@code delayq.schedule} observation: whatever trace headers a tracer writes
+   * into its carrier when it starts are stored with every job of the call.
+   */
   List<ScheduledJob> scheduleAll(List<JobRequest> requests) {
     Objects.requireNonNull(requests, "requests");
     queue.checkOpen("schedule");
+    Observations.Observed observed = client.observations().schedule(queue.name, requests.size());
+    try {
+      List<ScheduledJob> scheduled = scheduleAll(requests, observed);
+      observed.stop(null);
+      return scheduled;
+    } catch (RuntimeException | Error e) {
+      observed.stop(e);
+      throw e;
+    }
+  }
+
+  private List<ScheduledJob> scheduleAll(List<JobRequest> requests, Observations.Observed observed) {
     boolean single = requests.size() == 1;
+    TraceHeaders trace = TraceHeaders.of(observed.headers());
     List<Prepared> prepared = new ArrayList<>(requests.size());
     for (int i = 0; i < requests.size(); i++) {
       JobRequest request = requests.get(i);
@@ -52,10 +69,13 @@ final class Producing {
         throw new InvalidRequestException("requests[" + i + "]", "is null");
       }
       try {
-        prepared.add(prepare(i, request));
+        prepared.add(prepare(i, request, trace));
       } catch (InvalidRequestException e) {
         throw single ? e : new InvalidRequestException("requests[" + i + "]." + e.field(), e.getMessage());
       }
+    }
+    if (single) {
+      observed.jobId(prepared.get(0).id);
     }
     ScheduledJob[] results = new ScheduledJob[prepared.size()];
     List<Batch> inFlight = new ArrayList<>();
@@ -69,11 +89,20 @@ final class Producing {
     }
     collect(inFlight, results, replication);
     List<String> refused = new ArrayList<>();
+    int created = 0, replaced = 0, kept = 0;
     for (int i = 0; i < results.length; i++) {
       if (results[i] == null) {
         refused.add(prepared.get(i).id);
+      } else {
+        switch (results[i].outcome()) {
+          case CREATED -> created++;
+          case REPLACED -> replaced++;
+          case KEPT -> kept++;
+        }
       }
     }
+    // why: before the exceptions below, which report jobs that were written all the same
+    queue.meters().scheduled(created, replaced, kept);
     ClientSettings s = client.settings();
     if (!replication.unconfirmed.isEmpty()) {
       throw new NotReplicatedException(
@@ -135,7 +164,7 @@ final class Producing {
     return all;
   }
 
-  private Prepared prepare(int index, JobRequest request) {
+  private Prepared prepare(int index, JobRequest request, TraceHeaders trace) {
     Rules.checkPayloadSize(request.payload().length, client.settings().maxPayloadBytes());
     String id = request.id() != null ? request.id() : Ids.generate();
     boolean absolute = request.runAt() != null;
@@ -145,7 +174,7 @@ final class Producing {
             : request.delay() == null ? 0 : Rules.delayMillis(request.delay());
     boolean keep = request.onDuplicate() == DuplicatePolicy.KEEP;
     byte[] record =
-        new JobRecord(request.maxAttempts(), System.currentTimeMillis(), keep, request.payload(), request.payloadIsJson())
+        new JobRecord(request.maxAttempts(), System.currentTimeMillis(), keep, request.payload(), request.payloadIsJson(), trace)
             .encode();
     byte[][] args = {
       Keys.bytes(id),

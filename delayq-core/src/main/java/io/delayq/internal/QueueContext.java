@@ -21,6 +21,8 @@ final class QueueContext {
   private final byte[] deadAge;
   private final byte[] window;
   private final byte[] doneCap;
+  /** This queue's meters, made on first use; see {@link #meters()}. */
+  private volatile QueueMeters meters;
 
   // why: nothing here is per partition. A handle of a 1024-partition queue used to hold every
   // partition's keys and arguments, about 650 bytes each (0.65 MB a handle); a process that
@@ -35,6 +37,21 @@ final class QueueContext {
     this.deadAge = number(s.deadLetterRetention().toMillis());
     this.window = number(s.idempotencyWindow().toMillis());
     this.doneCap = number(DONE_IDS_PER_GENERATION);
+  }
+
+  /**
+   * The queue's meters, marked used: made when this client first schedules, claims or settles on
+   * the queue (merely looking it up or reading its stats does not count), and made again should the
+   * old ones have been dropped for queues used more recently.
+   */
+  QueueMeters meters() {
+    QueueMeters m = meters;
+    if (m == null || m.retired()) {
+      m = client.meters().queue(name, () -> Operating.statsAsync(this));
+      meters = m;
+    }
+    m.touch();
+    return m;
   }
 
   int partitionCount() {

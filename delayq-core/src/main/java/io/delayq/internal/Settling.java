@@ -53,12 +53,28 @@ final class Settling {
 
   /** Acks many deliveries of one partition in one call; the answer holds 1 (done) or 0 (refused) each. */
   CompletableFuture<List<Long>> ackAll(int p, List<Held> held) {
-    return queue.run(runner(), Script.ACK, p, pairs(held));
+    return queue.<List<Long>>run(runner(), Script.ACK, p, pairs(held)).thenApply(done -> {
+      queue.meters().acked(ones(done));
+      return done;
+    });
   }
 
   /** Hands many deliveries of one partition back uncounted; 1 (released) or 0 (no longer held) each. */
   CompletableFuture<List<Long>> releaseAll(int p, List<Held> held) {
-    return queue.run(runner(), Script.RELEASE, p, pairs(held));
+    return queue.<List<Long>>run(runner(), Script.RELEASE, p, pairs(held)).thenApply(done -> {
+      queue.meters().released(ones(done));
+      return done;
+    });
+  }
+
+  private static int ones(List<Long> done) {
+    int n = 0;
+    for (Long d : done) {
+      if (d == 1L) {
+        n++;
+      }
+    }
+    return n;
   }
 
   CompletableFuture<JobState> nack(String id, long token, long retryMillis, boolean bury, String error) {
@@ -76,7 +92,14 @@ final class Settling {
             QueueContext.number(retryMillis),
             bury ? BURY : RETRY,
             reason.getBytes(StandardCharsets.UTF_8))
-        .thenApply(reply -> (Long) reply.get(0) == 2L ? JobState.DEAD : JobState.SCHEDULED);
+        .thenApply(reply -> {
+          if ((Long) reply.get(0) == 2L) {
+            queue.meters().dead(1);
+            return JobState.DEAD;
+          }
+          queue.meters().retried();
+          return JobState.SCHEDULED;
+        });
   }
 
   CompletableFuture<Long> extendAsync(String id, long token, long leaseMillis) {

@@ -292,13 +292,18 @@ final class WorkerPool implements Workers {
       keeper.keep(job, settling, options.lease().toMillis());
     }
     Throwable failure = null;
+    // why: only the user's handler is observed, and its scope is closed before the ack or nack
+    // goes out, so none of delayq's own calls ever runs inside an observation
+    Observations.Observed observed = client.observations().process(job);
     long started = ticker.nanoTime();
-    try {
+    try (Observations.Scope scope = observed.openScope()) {
       handler.handle(job);
     } catch (Throwable t) {
       failure = t;
     }
     long took = ticker.nanoTime() - started;
+    observed.stop(failure);
+    settling.queue().meters().handled(took, failure == null);
     long average = averageHandlerNanos;
     // why: a racy moving average is fine here; it only sizes the prefetch buffer
     averageHandlerNanos = average == 0 ? Math.max(1, took) : Math.max(1, average + (took - average) / 16);

@@ -26,18 +26,24 @@ local function bury(id, now_ms, reason)
 end
 
 -- The record is "2|<policy>|<maxAttempts>|<createdMs>|<payload>" (policy 'k' when it was
--- scheduled with KEEP, else 'r'; delayq 0.1 wrote "1|<maxAttempts>|<createdMs>|<payload>"). Only
+-- scheduled with KEEP, else 'r'; delayq 0.1 wrote "1|<maxAttempts>|<createdMs>|<payload>"), or
+-- "3|<policy>|<maxAttempts>|<createdMs>|<trace headers>|<payload>" for a job scheduled under a
+-- traced call; versions 2 and 3 agree up to the creation time, the only part scripts read. Only
 -- the header is matched. A record that does not parse allows one attempt, so it goes dead rather
 -- than failing the script.
 local function max_attempts_of(record)
   record = record or ''
-  local max = string.match(record, '^2|%a|(%d+)|') or string.match(record, '^1|(%d+)|')
+  local max = string.match(record, '^[23]|%a|(%d+)|') or string.match(record, '^1|(%d+)|')
   return math.min(1000, tonumber(max or '1'))
 end
 
 -- True for a job scheduled with KEEP: only such ids are remembered for the idempotency window,
 -- since a retried REPLACE schedules the job again whether or not it finished.
 local function scheduled_with_keep(record)
-  -- why: a claim asks this of every job; two byte reads cost a third of a pattern match
-  return record and string.byte(record, 3) == 107 and string.byte(record, 1) == 50 or false
+  -- why: a claim asks this of every job; byte reads cost a fraction of a pattern match
+  if not record or string.byte(record, 3) ~= 107 then
+    return false
+  end
+  local version = string.byte(record, 1)
+  return version == 50 or version == 51
 end

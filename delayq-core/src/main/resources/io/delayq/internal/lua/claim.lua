@@ -5,8 +5,10 @@
 -- ARGV[8] max jobs   ARGV[9] lease ms   ARGV[10] max expired leases to recover
 --
 -- Returns {nowMicros, nextWakeMs, paused, claim number (text, or 0 when none was leased),
--- deadTrimMs, id1, dueMs1 (as text), attempt1, record1, id2, ...}; the n-th job's fencing token is
--- the claim number times 1000 plus n - 1 (see _lease.lua).
+-- deadTrimMs, expired leases recovered, of those the ones buried (their last attempt), id1, dueMs1
+-- (as text), attempt1, record1, id2, ...}; the n-th job's fencing token is the claim number times
+-- 1000 plus n - 1 (see _lease.lua). A job's lateness is nowMicros minus its dueMs, both by this
+-- server's clock.
 -- nextWakeMs is the earliest of the next due time and the next lease deadline, or -1 when the
 -- partition holds neither: the worker sleeps until then. paused is 1 when a job was due and the
 -- partition is paused (a claim that finds nothing due does not look at the pause).
@@ -25,11 +27,15 @@ local max_jobs, lease_ms, max_recover = tonumber(ARGV[FIRST_ARG]), tonumber(ARGV
 -- Expired leases go back to the schedule first, so that a dead worker's jobs are claimed in turn.
 -- The earliest lease is read anyway for the next wake-up, so the common case costs one call.
 local first_lease = redis.call('ZRANGE', ACTIVE, 0, 0, 'WITHSCORES')
+local recovered, buried = 0, 0
 if first_lease[2] and lease_deadline(first_lease[2]) <= now_ms then
   local expired = redis.call('ZRANGEBYSCORE', ACTIVE, '-inf', lease_expired_max(now_ms), 'WITHSCORES',
                             'LIMIT', 0, max_recover)
   for i = 1, #expired, 2 do
-    recover(expired[i], expired[i + 1], now_ms)
+    recovered = recovered + 1
+    if recover(expired[i], expired[i + 1], now_ms) then
+      buried = buried + 1
+    end
   end
   first_lease = redis.call('ZRANGE', ACTIVE, 0, 0, 'WITHSCORES')
 end
@@ -59,7 +65,7 @@ if head[2 * count + 2] then
   wake_at(tonumber(head[2 * count + 2]))
 end
 
-local out = {now_us, 0, max == 0 and max_jobs > 0 and 1 or 0, 0, -2}
+local out = {now_us, 0, max == 0 and max_jobs > 0 and 1 or 0, 0, -2, recovered, buried}
 if count > 0 then
   local ids = {}
   for i = 1, count do
@@ -90,7 +96,7 @@ if count > 0 then
     -- why: a number argument costs Redis a float-to-text conversion per job; the batch shares a
     -- deadline, so each distinct attempt's score is formatted once
     local score_text = {}
-    local zadd, nz, leases, nl, no = {}, 0, {CLAIM_COUNTER, counter}, 2, 5
+    local zadd, nz, leases, nl, no = {}, 0, {CLAIM_COUNTER, counter}, 2, #out
     local claim_keep = claim .. 'k'
     out[4] = claim
     for i, id in ipairs(ids) do

@@ -29,7 +29,7 @@ local placed = {}
 local function mark_keep(id)
   local record = redis.call('HGET', JOBS, id)
   if not scheduled_with_keep(record) then
-    local marked, n = string.gsub(record, '^2|r|', '2|k|', 1)
+    local marked, n = string.gsub(record, '^([23])|r|', '%1|k|', 1)
     if n == 0 then
       marked, n = string.gsub(record, '^1|(%d+)|(%d+)|', '2|k|%1|%2|', 1)
     end
