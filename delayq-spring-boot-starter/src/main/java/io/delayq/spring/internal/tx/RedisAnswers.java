@@ -17,7 +17,7 @@ final class RedisAnswers {
 
   /** Whether Redis holds a scheduled job with this id now; a held one fails as a cancel would. */
   static boolean scheduledNow(Delayq delayq, String queue, String id) {
-    Optional<JobInfo> job = delayq.queue(queue).get(id);
+    Optional<JobInfo> job = lookUp(delayq, queue, id);
     if (job.isEmpty()) {
       return false;
     }
@@ -30,7 +30,7 @@ final class RedisAnswers {
 
   /** Fails as a reschedule would when Redis holds no scheduled job with this id. */
   static void requireReschedulable(Delayq delayq, String queue, String id) {
-    Optional<JobInfo> job = delayq.queue(queue).get(id);
+    Optional<JobInfo> job = lookUp(delayq, queue, id);
     JobState state = job.map(JobInfo::state).orElse(null);
     if (state == JobState.ACTIVE || state == JobState.EXPIRED) {
       throw new JobActiveException(queue, id, "a worker holds this job now; it can no longer be rescheduled");
@@ -38,5 +38,10 @@ final class RedisAnswers {
     if (state != JobState.SCHEDULED) {
       throw new JobNotFoundException(queue, id, "no scheduled job has this id");
     }
+  }
+
+  /** Reads only: a queue that does not exist yet is not created by asking. */
+  private static Optional<JobInfo> lookUp(Delayq delayq, String queue, String id) {
+    return delayq.existingQueue(queue).flatMap(q -> q.get(id));
   }
 }
