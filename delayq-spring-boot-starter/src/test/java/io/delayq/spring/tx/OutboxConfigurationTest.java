@@ -73,12 +73,18 @@ class OutboxConfigurationTest {
   }
 
   @Test
-  void withoutTheTableStartupFailsSayingHowToCreateIt() {
-    runner.withPropertyValues("delayq.outbox.initialize-schema=never").run(context ->
-        assertThat(context.getStartupFailure())
-            .hasStackTraceContaining("table delayq_outbox cannot be read")
-            .hasStackTraceContaining("schema-<h2|postgresql|mysql>.sql")
-            .hasStackTraceContaining("delayq.outbox.initialize-schema=always"));
+  void withoutTheTableTheApplicationStartsAndATransactionalWriteSaysHowToCreateIt() {
+    runner.withPropertyValues("delayq.outbox.initialize-schema=never").run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(OutboxRelay.class);
+      TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+      assertThatThrownBy(() -> tx.executeWithoutResult(s ->
+              context.getBean(DelayqTemplate.class).schedule(queue, "x", Duration.ZERO)))
+          .isInstanceOf(OutboxUnavailableException.class)
+          .hasMessageContaining("table delayq_outbox cannot be used")
+          .hasMessageContaining("schema-<h2|postgresql|mysql>.sql")
+          .hasMessageContaining("delayq.outbox.initialize-schema=always");
+      assertThat(context.getBean(Delayq.class).existingQueue(queue)).isEmpty();
+    });
   }
 
   @Test

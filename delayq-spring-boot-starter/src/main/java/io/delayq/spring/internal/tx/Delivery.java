@@ -95,15 +95,18 @@ final class Delivery {
         }
       }
       int ownEarlier = seenBefore.merge(row.key(), 1, Integer::sum) - 1;
+      // why: after commit, a row held back goes to the relay's next round; in the relay, it waits a
+      // round, so that rows behind a job put off for long are not read again in every round
+      long heldUntil = mode == Mode.AFTER_COMMIT ? now : now + settings.relayInterval().toMillis();
       if (heldBack.contains(row.key())) {
-        result.postponed.add(new Postponed(row.seq(), now, false));
+        result.postponed.add(new Postponed(row.seq(), heldUntil, false));
         continue;
       }
       // why: a caller's id may have rows from other transactions not in this delivery (locked by
       // another one, or put off): those come first. A generated id has no other rows.
       if (!row.idGenerated() && table.olderRows(con, row) > ownEarlier) {
         heldBack.add(row.key());
-        result.postponed.add(new Postponed(row.seq(), now, false));
+        result.postponed.add(new Postponed(row.seq(), heldUntil, false));
         continue;
       }
       if (mode == Mode.RELAY) {

@@ -4,14 +4,17 @@ import io.delayq.Delayq;
 import io.delayq.DuplicatePolicy;
 import io.delayq.JobRequest;
 import io.delayq.internal.Ids;
+import io.delayq.spring.OutboxUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
@@ -38,6 +41,7 @@ public final class Outbox implements TransactionalWrites {
   private final OutboxTable table;
   private final Delivery delivery;
   private volatile Boolean skipLocked;
+  private volatile Boolean postgres;
   /** After Redis failed, commits leave their rows to the relay until then (epoch ms). */
   private volatile long leaveToRelayUntil;
 
@@ -119,7 +123,13 @@ public final class Outbox implements TransactionalWrites {
   }
 
   private void record(JdbcTemplate tx, OutboxEntry entry) {
-    long seq = table.insert(tx, entry, entry.createdMs() + settings.gracePeriod().toMillis());
+    long seq;
+    try {
+      seq = table.insert(tx, entry, entry.createdMs() + settings.gracePeriod().toMillis());
+    } catch (BadSqlGrammarException e) {
+      throw new OutboxUnavailableException(
+          "cannot write the " + entry + " to the outbox: " + missingTable(e.getSQLException()), e);
+    }
     // why: without synchronization (a transaction manager set to SYNCHRONIZATION_NEVER) there is no
     // after-commit hook; the row is still committed with the transaction and the relay applies it
     if (TransactionSynchronizationManager.isSynchronizationActive()) {
@@ -166,7 +176,7 @@ public final class Outbox implements TransactionalWrites {
     for (int from = 0; from < seqs.size(); from += settings.batchSize()) {
       List<Long> chunk = seqs.subList(from, Math.min(seqs.size(), from + settings.batchSize()));
       try {
-        Delivery.Result result = inOwnTransaction(con -> {
+        Delivery.Result result = inOwnTransaction(true, con -> {
           List<OutboxEntry> rows = skipLocked(con) ? table.lockSkipping(con, chunk) : table.lockUpdating(con, chunk, null);
           return finish(con, delivery.deliver(con, rows, Delivery.Mode.AFTER_COMMIT));
         });
@@ -191,7 +201,7 @@ public final class Outbox implements TransactionalWrites {
    * @return how many rows it took (a full batch means more may be waiting)
    */
   public int relayOnce() throws SQLException {
-    Delivery.Result result = inOwnTransaction(con -> {
+    Delivery.Result result = inOwnTransaction(true, con -> {
       long now = System.currentTimeMillis();
       List<OutboxEntry> rows = skipLocked(con)
           ? table.lockDueSkipping(con, now, settings.batchSize())
@@ -206,22 +216,28 @@ public final class Outbox implements TransactionalWrites {
     return result.taken;
   }
 
-  /** Fails, saying what to do, when the outbox table cannot be read. */
-  public void checkTable() {
+  /**
+   * Whether the outbox table can be read.
+   *
+   * @return null when it can, else what is wrong and what to do
+   */
+  public String checkTable() {
     try {
-      inOwnTransaction(con -> {
+      inOwnTransaction(false, con -> {
         table.probe(con);
         return null;
       });
+      return null;
     } catch (SQLException e) {
-      throw new IllegalStateException(
-          "delayq outbox: table " + table.name() + " cannot be read (" + e.getMessage() + "). Create it"
-              + " from the script for the database in the starter's jar,"
-              + " io/delayq/spring/outbox/schema-<h2|postgresql|mysql>.sql, or set"
-              + " delayq.outbox.initialize-schema=always to have it created at startup; or set"
-              + " delayq.outbox.enabled=false to go without the outbox",
-          e);
+      return missingTable(e);
     }
+  }
+
+  private String missingTable(SQLException e) {
+    return "table " + table.name() + " cannot be used (" + e.getMessage() + "). Create it from the script"
+        + " for the database in the starter's jar, io/delayq/spring/outbox/schema-<h2|postgresql|mysql>.sql,"
+        + " or set delayq.outbox.initialize-schema=always to have it created at startup; or set"
+        + " delayq.outbox.enabled=false to go without the outbox (see docs/SPRING-TRANSACTIONS.md)";
   }
 
   private Delivery.Result finish(Connection con, Delivery.Result result) throws SQLException {
@@ -240,11 +256,28 @@ public final class Outbox implements TransactionalWrites {
     return known;
   }
 
+  private boolean isPostgres(Connection con) throws SQLException {
+    Boolean known = postgres;
+    if (known == null) {
+      known = "PostgreSQL".equals(con.getMetaData().getDatabaseProductName());
+      postgres = known;
+    }
+    return known;
+  }
+
   private interface InTransaction<T> {
     T run(Connection con) throws SQLException;
   }
 
-  private <T> T inOwnTransaction(InTransaction<T> work) throws SQLException {
+  /**
+   * Runs {@code work} in a transaction of its own, READ COMMITTED.
+   *
+   * @param delivery whether it applies rows: on PostgreSQL its commit then does not wait for the
+   *     disk. Such a commit lost in a database crash undoes only deletes and put-offs of rows whose
+   *     writes reached Redis, which the relay applies again to no effect; it saves a disk flush on
+   *     every commit of the application that schedules a job.
+   */
+  private <T> T inOwnTransaction(boolean delivery, InTransaction<T> work) throws SQLException {
     try (Connection con = ownConnections.getConnection()) {
       boolean autoCommit = con.getAutoCommit();
       int isolation = con.getTransactionIsolation();
@@ -255,6 +288,11 @@ public final class Outbox implements TransactionalWrites {
       }
       con.setAutoCommit(false);
       try {
+        if (delivery && isPostgres(con)) {
+          try (Statement st = con.createStatement()) {
+            st.execute("SET LOCAL synchronous_commit TO OFF");
+          }
+        }
         T result = work.run(con);
         con.commit();
         return result;

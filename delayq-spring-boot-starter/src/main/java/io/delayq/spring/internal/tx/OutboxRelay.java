@@ -13,7 +13,8 @@ import org.springframework.context.SmartLifecycle;
  * relay interval, and again at once while rounds come back full, up to ten rounds in a row so that
  * a backlog is worked off in bounded steps. Every instance of the application runs one: rows are
  * locked, so relays never apply the same row at the same time, and one instance left running is
- * enough. Stops before the Delayq client closes (it is a lifecycle bean of the latest phase).
+ * enough. Stops before the Delayq client closes (it is a lifecycle bean of the latest phase). A
+ * missing table (or an unreachable database) at startup is logged, not fatal.
  */
 public final class OutboxRelay implements SmartLifecycle {
   private static final Logger LOG = LoggerFactory.getLogger(OutboxRelay.class);
@@ -33,7 +34,13 @@ public final class OutboxRelay implements SmartLifecycle {
     if (executor != null) {
       return;
     }
-    outbox.checkTable();
+    String problem = outbox.checkTable();
+    if (problem != null) {
+      // why: not fatal: the application may not write to delayq in transactions at all, and a
+      // write that does fails with this same advice; the relay starts working once the table is there
+      LOG.warn("delayq outbox: {}", problem);
+      failing = true;
+    }
     executor = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "delayq-outbox-relay");
       t.setDaemon(true);

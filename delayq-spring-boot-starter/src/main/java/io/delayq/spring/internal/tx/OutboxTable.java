@@ -144,7 +144,7 @@ final class OutboxTable {
 
   /**
    * Locks these rows by updating them, in seq order (so that two claimers never deadlock), waiting
-   * for any another transaction holds; then reads those still there (and, with {@code dueBy}, still
+   * for any that another transaction holds; then reads those still there (and, with {@code dueBy}, still
    * due). A row another transaction deleted meanwhile is gone when its lock is granted, so it is
    * not returned.
    */
@@ -179,7 +179,7 @@ final class OutboxTable {
     }
   }
 
-  /** Rows of the same job before this one, including any in {@code ownOlder} (the caller's own). */
+  /** Rows of the same job before this one, the caller's own included. */
   int olderRows(Connection con, OutboxEntry e) throws SQLException {
     try (PreparedStatement ps = con.prepareStatement(olderRows)) {
       ps.setString(1, e.queue());
