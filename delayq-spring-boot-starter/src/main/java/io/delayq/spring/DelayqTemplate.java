@@ -157,7 +157,8 @@ public final class DelayqTemplate {
    * transaction that has not committed yet is not there.
    */
   public Optional<JobInfo> get(String queue, String id) {
-    return delayq.queue(queue).get(id);
+    // why: a lookup reads only; it does not create the queue it asks about
+    return delayq.existingQueue(queue).flatMap(q -> q.get(id));
   }
 
   /**
