@@ -2,6 +2,8 @@ package io.delayq.spring.autoconfigure;
 
 import io.delayq.embedded.RedisServerProcess;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -15,6 +17,7 @@ import org.springframework.beans.factory.DisposableBean;
  */
 final class EmbeddedRedis implements DisposableBean {
   private static final Logger log = LoggerFactory.getLogger(EmbeddedRedis.class);
+  private static final Pattern VERSION = Pattern.compile("v=(\\S+)");
 
   private final Path dataDir;
   private RedisServerProcess server;
@@ -33,10 +36,16 @@ final class EmbeddedRedis implements DisposableBean {
       log.warn(
           "no Redis configured (delayq.redis.url, spring.data.redis.*): started an embedded redis-server {} for"
               + " development on 127.0.0.1:{}, data in {}{}. Configure a Redis for production.",
-          server.version(), server.port(), server.dataDir(),
+          versionNumber(server.version()), server.port(), server.dataDir(),
           dataDir == null ? " (deleted when the application stops; set delayq.redis.embedded.data-dir to keep it)" : "");
     }
     return new RedisTarget(server.uriWithPassword(), "the embedded Redis (delayq.redis.embedded)");
+  }
+
+  /** "6.2.11" out of redis-server's "Redis server v=6.2.11 sha=… malloc=…". */
+  private static String versionNumber(String banner) {
+    Matcher m = VERSION.matcher(banner);
+    return m.find() ? m.group(1) : banner;
   }
 
   /** The server's process id, or -1 before it was needed. */
