@@ -45,6 +45,8 @@ public class DelayqProperties {
 
   private final Health health = new Health();
 
+  private final Metrics metrics = new Metrics();
+
   public Redis getRedis() {
     return redis;
   }
@@ -87,6 +89,10 @@ public class DelayqProperties {
 
   public WaitForReplicas getWaitForReplicas() {
     return waitForReplicas;
+  }
+
+  public Metrics getMetrics() {
+    return metrics;
   }
 
   public Health getHealth() {
@@ -206,6 +212,67 @@ public class DelayqProperties {
   }
 
   /** The "delayq" Actuator health indicator (management.health.delayq.enabled turns it off). */
+  /**
+   * delayq's Micrometer meters and observations, given the application's MeterRegistry and
+   * ObservationRegistry when it has them (see docs/METRICS.md for every meter).
+   */
+  public static class Metrics {
+    /** Whether the client publishes its meters to the application's MeterRegistry. */
+    private boolean enabled = true;
+
+    /** Bucket boundaries (service level objectives) of the delayq.job.lateness timer. */
+    private List<Duration> latenessSlos = new ArrayList<>(Delayq.Builder.DEFAULT_LATENESS_SLOS);
+
+    /** Whether the delayq.job.lateness timer also publishes a percentile histogram. */
+    private boolean latenessPercentileHistogram;
+
+    /** How often the per-queue depth gauges are read from Redis, in the background. */
+    private Duration queueDepthInterval = Delayq.Builder.DEFAULT_QUEUE_DEPTH_INTERVAL;
+
+    /** Whether each schedule call and each handled job is an observation (and so a span). */
+    private boolean observationsEnabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public List<Duration> getLatenessSlos() {
+      return latenessSlos;
+    }
+
+    public void setLatenessSlos(List<Duration> latenessSlos) {
+      this.latenessSlos = latenessSlos;
+    }
+
+    public boolean isLatenessPercentileHistogram() {
+      return latenessPercentileHistogram;
+    }
+
+    public void setLatenessPercentileHistogram(boolean latenessPercentileHistogram) {
+      this.latenessPercentileHistogram = latenessPercentileHistogram;
+    }
+
+    public Duration getQueueDepthInterval() {
+      return queueDepthInterval;
+    }
+
+    public void setQueueDepthInterval(Duration queueDepthInterval) {
+      this.queueDepthInterval = queueDepthInterval;
+    }
+
+    public boolean isObservationsEnabled() {
+      return observationsEnabled;
+    }
+
+    public void setObservationsEnabled(boolean observationsEnabled) {
+      this.observationsEnabled = observationsEnabled;
+    }
+  }
+
   public static class Health {
     /**
      * Queues the health indicator watches besides those this application runs workers or
