@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Workers and the pull API on a real Redis: delivery, retries, leases, dead letters, shutdown. */
 class WorkersIT {
@@ -241,6 +243,39 @@ class WorkersIT {
     workers.close();
     assertThat(finished).hasValue(1);
     assertThat(queue.get("short")).isEmpty();
+  }
+
+  /**
+   * Jobs that come due one by one while the handlers before them still run: each finds a free
+   * handler at once, up to the concurrency, however few jobs the earlier claims brought.
+   */
+  @ParameterizedTest(name = "concurrency {0}")
+  @ValueSource(ints = {4, 5, 8})
+  void aJobDueWhileOtherHandlersRunStartsOnAFreeHandlerAtOnce(int concurrency) {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("free-handler"));
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger done = new AtomicInteger();
+    try (Workers workers = queue.startWorkers(job -> {
+          try {
+            release.await(30, TimeUnit.SECONDS);
+          } finally {
+            done.incrementAndGet();
+          }
+        }, fast().concurrency(concurrency).build())) {
+      for (int i = 1; i <= concurrency; i++) {
+        queue.schedule(JobRequest.of("x").withId("job-" + i));
+        int expected = i;
+        // Well past the one-second sweep: a pool that claims at all claims within it.
+        await("handler " + i + " of " + concurrency + " started").atMost(Duration.ofSeconds(5))
+            .until(() -> workers.inFlight() == expected);
+      }
+      // And no more than the concurrency: one job beyond it waits in Redis, not in this process.
+      queue.schedule(JobRequest.of("x").withId("one-too-many"));
+      await().during(Duration.ofMillis(1_500)).atMost(Duration.ofSeconds(3))
+          .until(() -> workers.inFlight() == concurrency && queue.admin().stats().due() == 1);
+      release.countDown();
+      await().atMost(Duration.ofSeconds(10)).until(() -> done.get() == concurrency + 1);
+    }
   }
 
   @Test

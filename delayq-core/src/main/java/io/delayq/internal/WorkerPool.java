@@ -139,8 +139,8 @@ final class WorkerPool implements Workers {
   /**
    * Jobs the loop may claim now. The pool holds at most one job per handler plus a buffer sized to
    * what the handlers finish within {@link #PREFETCH_HORIZON_NANOS} and within a quarter of the
-   * lease, at most two claim batches; and it claims again only once half of that is free, so that
-   * claims come in batches.
+   * lease, at most two claim batches. It claims again once half of that is free, so that claims
+   * come in batches, or as soon as a handler has no job to take, whichever comes first.
    */
   private int room() {
     if (!buffer.isEmpty()) {
@@ -154,15 +154,18 @@ final class WorkerPool implements Workers {
       prefetch = Math.min(2L * options.claimBatch(), options.concurrency() * horizon / Math.max(1, average));
     }
     int capacity = options.concurrency() + (int) prefetch;
-    int half = Math.max(1, capacity / 2);
-    int free = capacity - held.get();
-    if (free < half) {
-      wakeAtHeld = capacity - half;
+    // why: waiting for half the capacity alone left handlers idle beside due jobs for as long as
+    // the others ran: with slow handlers (no prefetch) and concurrency 4, three running jobs kept
+    // the fourth handler idle until one of them returned
+    int claimAtHeld = Math.max(capacity - Math.max(1, capacity / 2), options.concurrency() - 1);
+    if (held.get() > claimAtHeld) {
+      wakeAtHeld = claimAtHeld;
       // why: a handler may have finished between the read above and setting the threshold
-      return held.get() <= wakeAtHeld ? capacity - held.get() : 0;
+      int now = held.get();
+      return now <= claimAtHeld ? capacity - now : 0;
     }
     wakeAtHeld = -1;
-    return free;
+    return capacity - held.get();
   }
 
   private void dispatch(List<Delivery> jobs) {

@@ -284,7 +284,8 @@ class DelayqListenerIT {
       for (int i = 0; i < 8; i++) {
         delayq.queue(queue).schedule(JobRequest.of("x").withId("job-" + i));
       }
-      await().atMost(Duration.ofSeconds(10)).until(() -> listener.running.get() == 5);
+      // untilAsserted: a timeout then says how many handlers did run
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(listener.running).hasValue(5));
       await().during(Duration.ofMillis(700)).atMost(Duration.ofSeconds(2)).until(() -> listener.running.get() == 5);
       assertThat(context.getBean(DelayqListenerRegistry.class).container(queue).orElseThrow().inFlight()).isEqualTo(5);
       listener.release.countDown();
