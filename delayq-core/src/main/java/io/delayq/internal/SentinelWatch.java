@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
  * least); whatever is written to it meanwhile is lost then. So once per {@code interval} this asks
  * a Sentinel for the master's address ({@code SENTINEL GET-MASTER-ADDR-BY-NAME}) and drops the
  * channel of every followed connection that is connected anywhere else ({@link
- * LinkWatchdog#dropChannel}); Lettuce reconnects it at once, asking the Sentinels again, and
- * replays its handshake and pub/sub subscriptions. A Sentinel that does not answer within {@code
- * interval} is left, and the next tick asks the next one that accepts a connection.
+ * LinkWatchdog#dropChannel}); Lettuce reconnects it after its first reconnect delay, asking the
+ * Sentinels again, and replays its handshake and pub/sub subscriptions. A Sentinel that fails, or
+ * gives no answer within three intervals, is let go; the next tick connects to the first Sentinel
+ * of the URL that accepts a connection.
  *
  * <p>All work runs on one executor of the client's {@link ClientResources#eventExecutorGroup()}.
  */
