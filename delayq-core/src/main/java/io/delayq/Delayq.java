@@ -13,7 +13,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The entry point: a connection to one Redis or one Redis Cluster, and the queues on it.
+ * The entry point: a connection to one Redis, one Redis Cluster, or the master that Redis Sentinels
+ * watch, and the queues on it.
  *
  * <pre>{@code
  * try (Delayq delayq = Delayq.connect("redis://localhost:6379")) {
@@ -39,10 +40,30 @@ public final class Delayq implements AutoCloseable {
   /**
    * Connects with the default settings.
    *
+   * <p>Through Redis Sentinel, the URL is Lettuce's Sentinel URL, naming the Sentinels and, after
+   * {@code #}, the name they monitor the master under:
+   *
+   * <pre>{@code
+   * Delayq delayq = Delayq.connect("redis-sentinel://:secret@10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379#mymaster");
+   * }</pre>
+   *
+   * Every command, the wake-up subscription and the server clock then go to the current master,
+   * and follow it after a failover without a restart: the Sentinels are asked at each reconnect,
+   * and once a second, so that a connection still open to a demoted master moves too. The user and
+   * password in the URL are the data nodes'; delayq sends the same to the Sentinels, which accept
+   * them when they have the same password or none. Sentinels with a password of their own are not
+   * supported by the URL (see docs/SENTINEL.md).
+   *
    * @param redisUrl {@code redis://[user:password@]host:port[/db]}, or {@code rediss://…} for TLS.
    *     For a Redis Cluster, the URL of any node is enough (delayq asks the server whether it is a
-   *     cluster); several seed nodes may be given separated by commas.
+   *     cluster); several seed nodes may be given separated by commas. For a master behind Redis
+   *     Sentinel, {@code redis-sentinel://[[user:]password@]host1[:port1][,host2[:port2]...][/db]#masterName}
+   *     ({@code rediss-sentinel://} for TLS to Sentinels and data nodes; a Sentinel's port defaults
+   *     to 26379).
    * @throws RedisUnavailableException when Redis cannot be reached
+   * @throws InvalidRequestException when the URL is malformed (a Sentinel URL without a master
+   *     name, a port that is not a number from 1 to 65535), or the Sentinels know no master by the
+   *     name given
    */
   public static Delayq connect(String redisUrl) {
     return builder().redisUrl(redisUrl).build();

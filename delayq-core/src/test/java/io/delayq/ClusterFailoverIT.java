@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  */
 class ClusterFailoverIT {
   private static final Logger log = LoggerFactory.getLogger(ClusterFailoverIT.class);
-  private static final int PARTITIONS = 16;
+  static final int PARTITIONS = 16;
 
   @Test
   void aKilledMasterIsReplacedAndEveryDurablyScheduledJobIsDelivered() throws Exception {
@@ -144,8 +144,11 @@ class ClusterFailoverIT {
     }
   }
 
-  /** Jobs due at once reach workers whose sweep is a minute: only a wake-up message can bring them. */
-  private static void assertWakeUpsArrive(JobQueue queue, Map<String, Long> wokenAt, String prefix) {
+  /**
+   * Jobs due at once reach workers whose sweep is a minute: only a wake-up message can bring them.
+   * Also used by {@link SentinelFailoverIT}.
+   */
+  static void assertWakeUpsArrive(JobQueue queue, Map<String, Long> wokenAt, String prefix) {
     Map<String, Long> scheduledAt = new ConcurrentHashMap<>();
     for (int i = 0; i < 16; i++) {
       String id = prefix + "-" + i;
@@ -184,13 +187,16 @@ class ClusterFailoverIT {
     throw new AssertionError("no node has a subscriber on " + channel);
   }
 
-  private static void scheduleWhenAvailable(JobQueue queue, String id) {
+  static void scheduleWhenAvailable(JobQueue queue, String id) {
     await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(DelayqException.class)
         .until(() -> queue.schedule(JobRequest.of(id).withId(id)) != null);
   }
 
-  /** Schedules jobs due soon, one at a time, remembering which schedules returned. */
-  private static final class Producer {
+  /**
+   * Schedules jobs due soon, one at a time, remembering which schedules returned. Also used by
+   * {@link SentinelFailoverIT}.
+   */
+  static final class Producer {
     final Set<String> acknowledged = ConcurrentHashMap.newKeySet();
     final AtomicInteger acknowledgedOnVictim = new AtomicInteger();
     final AtomicInteger failures = new AtomicInteger();

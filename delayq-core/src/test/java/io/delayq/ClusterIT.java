@@ -228,7 +228,7 @@ class ClusterIT {
   private static List<String> keysOfQueueOn(RedisServerProcess node, String queue) {
     RedisClient client = RedisClient.create(node.uri());
     try (StatefulRedisConnection<String, String> connection = client.connect()) {
-      return connection.sync().keys("{dq:" + queue + ":*");
+      return TestRedis.keysMatching(connection, "{dq:" + queue + ":*");
     } finally {
       client.shutdown();
     }

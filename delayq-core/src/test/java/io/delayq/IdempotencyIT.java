@@ -161,7 +161,7 @@ class IdempotencyIT {
   private static List<String> rawKeys(String pattern) {
     RedisClient raw = RedisClient.create(TestRedis.url());
     try (var connection = raw.connect()) {
-      return connection.sync().keys(pattern);
+      return TestRedis.keysMatching(connection, pattern);
     } finally {
       raw.shutdown();
     }

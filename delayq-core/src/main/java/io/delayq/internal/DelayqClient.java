@@ -8,6 +8,8 @@ import io.delayq.QueueConfigurationException;
 import io.delayq.RedisStatus;
 import io.delayq.RedisUnavailableException;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -15,6 +17,7 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -113,7 +116,7 @@ public final class DelayqClient implements AutoCloseable {
     }
     this.connection = connector.main();
     this.commands = RedisConnector.commands(connection);
-    nameConnection(commands, "delayq-producer");
+    nameConnection(connection, "delayq-producer");
     linkWatchdog.watch("producer", connection);
     this.serverTime = ServerTime.probe(connection);
     this.scripts = new ScriptRunner(commands, serverTime);
@@ -146,7 +149,8 @@ public final class DelayqClient implements AutoCloseable {
     }
     String policy = evicting.getValue();
     String message =
-        "Redis at " + (connector.isCluster() ? evicting.getKey() : displayUri) + " has maxmemory-policy '" + policy
+        "Redis at " + (connector.isCluster() || connector.isSentinel() ? evicting.getKey() : displayUri)
+            + " has maxmemory-policy '" + policy
             + "': when it runs out of memory it may evict delayq's keys and silently lose jobs."
             + " Set maxmemory-policy to noeviction on this Redis";
     if (settings.refuseEvictingRedis()) {
@@ -295,8 +299,8 @@ public final class DelayqClient implements AutoCloseable {
       return true;
     }
     try {
-      workerConnection = connector.connect();
-      nameConnection(RedisConnector.commands(workerConnection), "delayq-worker");
+      workerConnection = connector.connect("worker");
+      nameConnection(workerConnection, "delayq-worker");
       linkWatchdog.watch("worker", workerConnection);
       workerScripts = new ScriptRunner(RedisConnector.commands(workerConnection), serverTime);
       return true;
@@ -308,10 +312,22 @@ public final class DelayqClient implements AutoCloseable {
 
   /**
    * Names a connection (CLIENT SETNAME), so that CLIENT LIST shows which of delayq's connections
-   * is which; Lettuce names it again after a reconnect. A Redis that denies CLIENT to this user
-   * just keeps it unnamed.
+   * is which, and names it again each time it reconnects: Lettuce restores a name after a
+   * reconnect only when it came from the {@code RedisURI}, not one set by command (seen with
+   * Lettuce 6.8 and 7.7), and a failover reconnects every connection. A Redis that denies CLIENT
+   * to this user just keeps it unnamed.
    */
-  static void nameConnection(RedisClusterAsyncCommands<byte[], byte[]> commands, String name) {
+  static void nameConnection(StatefulConnection<byte[], byte[]> connection, String name) {
+    setName(RedisConnector.commands(connection), name);
+    connection.addListener(new RedisConnectionStateListener() {
+      @Override
+      public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress address) {
+        setName(RedisConnector.commands(connection), name);
+      }
+    });
+  }
+
+  private static void setName(RedisClusterAsyncCommands<byte[], byte[]> commands, String name) {
     commands.clientSetname(Keys.bytes(name)).exceptionally(e -> {
       log.debug("CLIENT SETNAME {} refused: {}", name, e.toString());
       return null;

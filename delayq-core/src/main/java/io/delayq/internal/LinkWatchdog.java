@@ -191,18 +191,19 @@ final class LinkWatchdog {
     }
     log.warn("no answer from Redis at {} on {} connection within {}; reconnecting",
         link.address(), link.role, seconds(probeTimeout));
-    if (!forceReconnect(link)) {
+    if (!dropChannel(link.connection)) {
       log.warn("cannot drop the {} connection's link with this Lettuce ({}); it stays as it is",
           link.role, link.connection.getClass().getName());
     }
   }
 
   /**
-   * Drops the link's channel so that Lettuce reconnects it.
+   * Drops the connection's channel (for a cluster connection, its default link's) so that Lettuce
+   * reconnects it; also used to move a connection to a new master ({@link SentinelWatch}).
    *
    * @return false if this Lettuce offers no way to do that for this kind of connection
    */
-  private static boolean forceReconnect(Link link) {
+  static boolean dropChannel(StatefulConnection<?, ?> connection) {
     // why: DefaultEndpoint.disconnect() is the public "drop the channel" of a connection's
     // endpoint, the one Lettuce itself calls to retire a stale cluster node link. It closes only
     // the Netty channel; the endpoint stays open, so the ConnectionWatchdog sees an unintended
@@ -211,7 +212,7 @@ final class LinkWatchdog {
     // close() would disarm that watchdog for good; StatefulConnection.reset() (gone in Lettuce 7)
     // only cancels commands and keeps the dead channel; TCP keepalive or TCP_USER_TIMEOUT never
     // fire while a proxy's kernel ACKs; CLIENT KILL needs a working path to the same server.
-    RedisChannelWriter writer = unwrap(((RedisChannelHandler<?, ?>) link.connection).getChannelWriter());
+    RedisChannelWriter writer = unwrap(((RedisChannelHandler<?, ?>) connection).getChannelWriter());
     if (writer instanceof DefaultEndpoint endpoint) {
       endpoint.disconnect();
       return true;
@@ -263,7 +264,7 @@ final class LinkWatchdog {
    * DefaultEndpoint has had since Lettuce 5 (and, for a cluster's default link, the writer's
    * default endpoint); any failure leaves the address unknown and changes nothing else.
    */
-  private static String remoteAddress(StatefulConnection<?, ?> connection) {
+  static String remoteAddress(StatefulConnection<?, ?> connection) {
     try {
       RedisChannelWriter writer = unwrap(((RedisChannelHandler<?, ?>) connection).getChannelWriter());
       if (!(writer instanceof DefaultEndpoint)) {
@@ -283,7 +284,7 @@ final class LinkWatchdog {
     return null;
   }
 
-  private static String hostPort(SocketAddress address) {
+  static String hostPort(SocketAddress address) {
     if (address instanceof InetSocketAddress a) {
       return a.getHostString() + ":" + a.getPort();
     }

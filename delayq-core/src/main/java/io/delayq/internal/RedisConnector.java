@@ -16,22 +16,29 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Opens connections to one Redis or to a Redis Cluster; the rest of delayq sees the same async
- * command interface either way. Whether the server is a cluster is asked of the server itself
- * ({@code INFO cluster}), so one URL is enough for both.
+ * Opens connections to one Redis, to a Redis Cluster, or to the master that Redis Sentinels name;
+ * the rest of delayq sees the same async command interface in each case. Whether a server is a
+ * cluster is asked of the server itself ({@code INFO cluster}), so one URL is enough for both; a
+ * Sentinel URL ({@code redis-sentinel://}) says so itself. Through Sentinel, every connection is a
+ * plain one to the master: Lettuce asks the Sentinels for its address at each (re)connect, and a
+ * {@link SentinelWatch} moves connections that stay up after a failover.
  */
 final class RedisConnector {
   private static final Logger log = LoggerFactory.getLogger(RedisConnector.class);
@@ -41,9 +48,14 @@ final class RedisConnector {
    */
   static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(2);
 
+  /** How often the Sentinels are asked where the master is. */
+  static final Duration SENTINEL_CHECK = Duration.ofSeconds(1);
+
   private final RedisClient standalone;
   private final RedisClusterClient cluster;
   private final RedisURI firstUri;
+  /** Set when the master is found through Sentinels. */
+  private SentinelWatch sentinel;
   /** The first connection, kept as the main one: for a single Redis it is the one the probe used. */
   private StatefulConnection<byte[], byte[]> first;
   private final Map<String, ScriptRunner> nodeWriters = new ConcurrentHashMap<>();
@@ -64,6 +76,9 @@ final class RedisConnector {
    */
   static RedisConnector open(ClientResources resources, List<RedisURI> uris, ClientOptions options) {
     RedisURI firstUri = uris.get(0);
+    if (RedisUrls.isSentinel(firstUri)) {
+      return openThroughSentinel(resources, firstUri, options);
+    }
     RedisClient probe = RedisClient.create(resources, firstUri);
     probe.setOptions(options);
     StatefulRedisConnection<byte[], byte[]> connection;
@@ -128,6 +143,65 @@ final class RedisConnector {
     return connector;
   }
 
+  /**
+   * Connects to the master the Sentinels name. When that fails, asks the Sentinels which masters
+   * they know, so that a wrong master name is reported as such and not as an unreachable Redis.
+   */
+  private static RedisConnector openThroughSentinel(ClientResources resources, RedisURI uri, ClientOptions options) {
+    RedisClient client = RedisClient.create(resources, uri);
+    client.setOptions(options);
+    StatefulRedisConnection<byte[], byte[]> connection;
+    try {
+      connection = client.connect(ByteArrayCodec.INSTANCE);
+    } catch (RuntimeException e) {
+      InvalidRequestException wrongName = unknownMaster(client, uri);
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      if (wrongName != null) {
+        throw wrongName;
+      }
+      throw e;
+    }
+    RedisConnector connector = new RedisConnector(client, null, uri);
+    connector.first = connection;
+    String master = LinkWatchdog.remoteAddress(connection);
+    connector.sentinel = new SentinelWatch(client, uri, resources, SENTINEL_CHECK, master);
+    connector.sentinel.follow("producer", connection);
+    log.info("connected to master '{}' at {} through Redis Sentinel {}", uri.getSentinelMasterId(),
+        master, RedisUrls.redact(List.of(uri)));
+    return connector;
+  }
+
+  /**
+   * An error naming the masters the Sentinels know, when those that answer know none called as the
+   * URL says; null when none answers (then the failure is an unreachable Redis) or one knows it.
+   */
+  private static InvalidRequestException unknownMaster(RedisClient client, RedisURI uri) {
+    Set<String> known = new LinkedHashSet<>();
+    List<String> answered = new ArrayList<>();
+    for (RedisURI sentinelUri : uri.getSentinels()) {
+      try (StatefulRedisSentinelConnection<String, String> sentinel =
+          client.connectSentinel(StringCodec.UTF8, sentinelUri)) {
+        for (Map<String, String> master : sentinel.sync().masters()) {
+          known.add(master.get("name"));
+        }
+        answered.add(sentinelUri.getHost() + ":" + sentinelUri.getPort());
+      } catch (RuntimeException e) {
+        log.debug("Sentinel {}:{} cannot list its masters: {}", sentinelUri.getHost(), sentinelUri.getPort(), e.toString());
+      }
+    }
+    String name = uri.getSentinelMasterId();
+    if (answered.isEmpty() || known.contains(name)) {
+      return null;
+    }
+    return new InvalidRequestException(
+        "redisUrl",
+        "names master '" + name + "', but the Sentinels at " + String.join(", ", answered)
+            + (known.isEmpty()
+                ? " monitor no master at all"
+                : " monitor only " + known.stream().map(n -> "'" + n + "'").reduce((a, b) -> a + ", " + b).orElseThrow())
+            + ". Put the name the Sentinels know the master by after '#': " + RedisUrls.SENTINEL_FORMAT);
+  }
+
   private static boolean isClusterNode(StatefulRedisConnection<byte[], byte[]> connection, boolean assumed) {
     try {
       String info = connection.sync().info("cluster");
@@ -143,6 +217,10 @@ final class RedisConnector {
     return cluster != null;
   }
 
+  boolean isSentinel() {
+    return sentinel != null;
+  }
+
   AbstractRedisClient client() {
     return cluster != null ? cluster : standalone;
   }
@@ -152,10 +230,17 @@ final class RedisConnector {
     return first;
   }
 
-  /** A further connection of the same kind (a cluster connection for a cluster). */
-  StatefulConnection<byte[], byte[]> connect() {
+  /**
+   * A further connection of the same kind (a cluster connection for a cluster); {@code role} names
+   * it in log lines.
+   */
+  StatefulConnection<byte[], byte[]> connect(String role) {
     if (cluster == null) {
-      return standalone.connect(ByteArrayCodec.INSTANCE);
+      StatefulRedisConnection<byte[], byte[]> connection = standalone.connect(ByteArrayCodec.INSTANCE);
+      if (sentinel != null) {
+        sentinel.follow(role, connection);
+      }
+      return connection;
     }
     StatefulRedisClusterConnection<byte[], byte[]> connection = cluster.connect(ByteArrayCodec.INSTANCE);
     connectToMasters(connection);
@@ -192,9 +277,18 @@ final class RedisConnector {
    * node over the cluster bus.
    */
   CompletableFuture<? extends StatefulRedisPubSubConnection<byte[], byte[]>> connectPubSub() {
-    return cluster != null
-        ? cluster.connectPubSubAsync(ByteArrayCodec.INSTANCE)
-        : standalone.connectPubSubAsync(ByteArrayCodec.INSTANCE, firstUri).toCompletableFuture();
+    if (cluster != null) {
+      return cluster.connectPubSubAsync(ByteArrayCodec.INSTANCE);
+    }
+    CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> connecting =
+        standalone.connectPubSubAsync(ByteArrayCodec.INSTANCE, firstUri).toCompletableFuture();
+    if (sentinel == null) {
+      return connecting;
+    }
+    return connecting.thenApply(connection -> {
+      sentinel.follow("wake-up", connection);
+      return connection;
+    });
   }
 
   /**
@@ -226,13 +320,17 @@ final class RedisConnector {
 
   private synchronized StatefulConnection<byte[], byte[]> durableConnection() {
     if (durable == null) {
-      durable = connect();
+      durable = connect("durable-write");
     }
     return durable;
   }
 
   /** Masters by {@code host:port}; a single Redis is its own one master. */
   List<String> masters() {
+    if (sentinel != null) {
+      String master = sentinel.master();
+      return List.of(master != null ? master : firstUri.getSentinelMasterId());
+    }
     if (cluster == null) {
       return List.of(firstUri.getHost() + ":" + firstUri.getPort());
     }
@@ -250,7 +348,7 @@ final class RedisConnector {
     Map<String, String> values = new LinkedHashMap<>();
     if (cluster == null) {
       String value = ((StatefulRedisConnection<byte[], byte[]>) first).sync().configGet(parameter).get(parameter);
-      values.put(firstUri.getHost() + ":" + firstUri.getPort(), value);
+      values.put(masters().get(0), value);
       return values;
     }
     for (String master : masters()) {
@@ -282,6 +380,9 @@ final class RedisConnector {
   }
 
   void shutdown() {
+    if (sentinel != null) {
+      sentinel.close();
+    }
     synchronized (this) {
       if (durable != null) {
         durable.close();

@@ -156,7 +156,7 @@ final class WakeBus implements AutoCloseable {
                 connectRetryMillis = RETRY_MIN_MILLIS;
                 connection = opened;
                 onConnected.accept(opened);
-                opened.async().clientSetname(Keys.bytes("delayq-wakeup")).exceptionally(e -> null);
+                DelayqClient.nameConnection(opened, "delayq-wakeup");
                 opened.async().subscribe(probeChannel);
                 if (health == null) {
                   health = resources.eventExecutorGroup().scheduleWithFixedDelay(this::checkDelivery, 1, 1, TimeUnit.SECONDS);

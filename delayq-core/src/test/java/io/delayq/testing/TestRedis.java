@@ -46,6 +46,25 @@ public final class TestRedis {
     }
   }
 
+  /**
+   * The keys matching {@code pattern}, read with {@code SCAN}. Not {@code KEYS}: Lettuce 7 declares
+   * it as {@code keys(String)} and Lettuce 6 as {@code keys(K)}, so a call compiled against one
+   * fails with {@code NoSuchMethodError} on the other, and these tests also run on Lettuce 6.8
+   * (delayq-compat).
+   */
+  public static java.util.List<String> keysMatching(
+      io.lettuce.core.api.StatefulRedisConnection<String, String> connection, String pattern) {
+    java.util.List<String> keys = new java.util.ArrayList<>();
+    io.lettuce.core.ScanArgs args = io.lettuce.core.ScanArgs.Builder.matches(pattern).limit(1000);
+    io.lettuce.core.KeyScanCursor<String> cursor = connection.sync().scan(args);
+    keys.addAll(cursor.getKeys());
+    while (!cursor.isFinished()) {
+      cursor = connection.sync().scan(cursor, args);
+      keys.addAll(cursor.getKeys());
+    }
+    return keys;
+  }
+
   /** A queue name no other test (or earlier run against the same Redis) uses. */
   public static String uniqueQueue(String purpose) {
     return "test-" + purpose + "-" + UUID.randomUUID().toString().substring(0, 8);

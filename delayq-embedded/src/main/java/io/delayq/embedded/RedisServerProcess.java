@@ -81,6 +81,7 @@ public final class RedisServerProcess implements AutoCloseable {
     private final Path binary;
     private final boolean autoPort;
     private final boolean clusterMode;
+    private final boolean sentinelMode;
     private final Path dataDir;
     private final boolean ownsDataDir;
     private final boolean appendOnly;
@@ -108,6 +109,7 @@ public final class RedisServerProcess implements AutoCloseable {
         this.binary = b.binary != null ? b.binary.toAbsolutePath() : bundledBinary();
         this.autoPort = b.port == 0;
         this.clusterMode = b.clusterMode;
+        this.sentinelMode = b.sentinelMode;
         this.port = autoPort ? pickPort(clusterMode) : b.port;
         this.appendOnly = b.appendOnly;
         this.appendFsync = b.appendFsync;
@@ -337,7 +339,11 @@ public final class RedisServerProcess implements AutoCloseable {
             // why: it may hold the password; private from its first byte
             PrivateFiles.writePrivate(config, configText());
             PrivateFiles.createPrivateFile(stdoutFile);
-            ProcessBuilder launcher = new ProcessBuilder(binary.toString(), config.toString())
+            List<String> command = new ArrayList<>(List.of(binary.toString(), config.toString()));
+            if (sentinelMode) {
+                command.add("--sentinel");
+            }
+            ProcessBuilder launcher = new ProcessBuilder(command)
                     .directory(dataDir.toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(stdoutFile.toFile()));
@@ -548,6 +554,7 @@ public final class RedisServerProcess implements AutoCloseable {
         private Path binary;
         private int port;
         private boolean clusterMode;
+        private boolean sentinelMode;
         private Path dataDir;
         private boolean appendOnly;
         private String appendFsync;
@@ -591,6 +598,17 @@ public final class RedisServerProcess implements AutoCloseable {
         /** Enables {@code cluster-enabled yes}; the cluster bus then listens on {@code port + 10000}. */
         public Builder clusterMode(boolean clusterMode) {
             this.clusterMode = clusterMode;
+            return this;
+        }
+
+        /**
+         * Runs it as a Redis Sentinel ({@code redis-server <config> --sentinel}) instead of a data node. Its
+         * {@code sentinel ...} lines are given with {@link #setting}, e.g. {@code setting("sentinel", "monitor",
+         * "mymaster", "127.0.0.1", "6379", "2")}. A Sentinel rewrites its config file as it learns the topology; a
+         * {@link RedisServerProcess#restart()} starts it again from the settings given here. Default: off.
+         */
+        public Builder sentinelMode(boolean sentinelMode) {
+            this.sentinelMode = sentinelMode;
             return this;
         }
 
@@ -680,6 +698,9 @@ public final class RedisServerProcess implements AutoCloseable {
          * @throws IllegalArgumentException if cluster mode is combined with a port above 55535
          */
         public RedisServerProcess build() {
+            if (clusterMode && sentinelMode) {
+                throw new IllegalArgumentException("A server runs either in cluster mode or as a Sentinel, not both");
+            }
             if (clusterMode && port > Ports.MAX_CLUSTER_PORT) {
                 throw new IllegalArgumentException("In cluster mode the port must be <= " + Ports.MAX_CLUSTER_PORT
                         + " (its bus port is port + 10000): " + port);
