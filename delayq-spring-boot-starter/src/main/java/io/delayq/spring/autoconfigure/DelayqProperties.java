@@ -103,7 +103,8 @@ public class DelayqProperties {
   public static class Redis {
     /**
      * Redis URL for delayq: redis://[user:password@]host:port[/db], rediss:// for TLS, several
-     * comma-separated for a cluster. When unset, delayq uses the application's own Redis settings
+     * comma-separated for a cluster, redis-sentinel://[:password@]host:26379[,host2:26379]#master
+     * for Sentinel. When unset, delayq uses the application's own Redis settings
      * (spring.data.redis.* or a @ServiceConnection).
      */
     private String url;
