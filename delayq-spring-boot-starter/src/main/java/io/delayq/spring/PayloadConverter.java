@@ -28,6 +28,8 @@ public interface PayloadConverter {
    * type drives the conversion.
    *
    * @param json whether the payload was scheduled as JSON
+   * @return the value; null for JSON {@code null}, which a listener method is never handed (its
+   *     job goes to the dead-letter set as unreadable)
    * @throws PayloadConversionException when the payload is not a {@code targetType}
    */
   Object read(byte[] payload, boolean json, Type targetType);

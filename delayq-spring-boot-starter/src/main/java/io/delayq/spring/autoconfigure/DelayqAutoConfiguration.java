@@ -100,7 +100,7 @@ public class DelayqAutoConfiguration {
     } catch (InvalidRequestException e) {
       throw new DelayqStartupException(
           "delayq cannot use the Redis URL made from " + target.source() + " (" + target.redacted() + "): "
-              + e.getMessage() + ".",
+              + target.scrub(e.getMessage()) + ".",
           target.source().equals(RedisTarget.DELAYQ_URL)
               ? "Fix delayq.redis.url: redis://[user:password@]host:port[/db], rediss:// for TLS, or several"
                   + " comma-separated for a Redis Cluster (percent-encode reserved characters in the password)."
@@ -109,7 +109,7 @@ public class DelayqAutoConfiguration {
     } catch (RedisUnavailableException | OutcomeUnknownException e) {
       throw new DelayqStartupException(
           "delayq cannot reach Redis at " + target.redacted() + " (from " + target.source() + "): "
-              + rootMessage(e) + ".",
+              + target.scrub(rootMessage(e)) + ".",
           "Start Redis there, or fix "
               + (target.source().equals(RedisTarget.DELAYQ_URL) ? "delayq.redis.url" : target.source()
                   + " (or set delayq.redis.url)")
@@ -117,7 +117,7 @@ public class DelayqAutoConfiguration {
           e);
     } catch (QueueConfigurationException e) {
       throw new DelayqStartupException(
-          "delayq refuses this Redis (delayq.refuse-evicting-redis=true): " + e.getMessage(),
+          "delayq refuses this Redis (delayq.refuse-evicting-redis=true): " + target.scrub(e.getMessage()),
           "Set maxmemory-policy to noeviction on that Redis (CONFIG SET maxmemory-policy noeviction, and in"
               + " redis.conf), or set delayq.refuse-evicting-redis=false to start with a warning instead.",
           e);

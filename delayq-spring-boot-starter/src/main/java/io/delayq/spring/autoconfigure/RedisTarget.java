@@ -1,6 +1,8 @@
 package io.delayq.spring.autoconfigure;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The Redis URL the client connects to and where it came from, so that a failure can name the
@@ -14,7 +16,56 @@ record RedisTarget(String url, String source) {
 
   /** The URL without user and password, for messages. */
   String redacted() {
-    return url.replaceAll("//[^@/,]*@", "//***@");
+    String text = url;
+    for (String secret : secrets()) {
+      text = text.replace("//" + secret + "@", "//***@");
+    }
+    return text;
+  }
+
+  /**
+   * The text with every user-info of the URL blanked, and the password and each piece of it: a
+   * parser's message may repeat the URL, or the part after an unencoded '/', ',', '@', '%' or ' '
+   * in the password, as it was given; no pattern that stops at those characters catches it.
+   */
+  String scrub(String text) {
+    if (text == null) {
+      return null;
+    }
+    String scrubbed = text;
+    for (String secret : secrets()) {
+      scrubbed = scrubbed.replace(secret, "***");
+      int colon = secret.indexOf(':');
+      String password = colon < 0 ? "" : secret.substring(colon + 1);
+      List<String> pieces = new ArrayList<>(List.of(password.split("[/,@%?#\\s]+")));
+      pieces.add(0, password);
+      for (String piece : pieces) {
+        // why: a piece of one or two characters would blank unrelated text, and tells next to nothing
+        if (piece.length() >= 3) {
+          scrubbed = scrubbed.replace(piece, "***");
+        }
+      }
+    }
+    return scrubbed;
+  }
+
+  /**
+   * Each URL's user-info: what lies between its "://" and the last '@' before the next "://", so
+   * that an unencoded '@', '/' or ',' in a password stays inside it.
+   */
+  private List<String> secrets() {
+    List<String> secrets = new ArrayList<>();
+    int scheme = url.indexOf("://");
+    while (scheme >= 0) {
+      int start = scheme + 3;
+      int next = url.indexOf("://", start);
+      int at = url.lastIndexOf('@', (next < 0 ? url.length() : next) - 1);
+      if (at >= start) {
+        secrets.add(url.substring(start, at));
+      }
+      scheme = next;
+    }
+    return secrets;
   }
 
   /**

@@ -7,6 +7,8 @@ import io.delayq.RedisUnavailableException;
 import io.delayq.spring.FreePort;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
@@ -62,6 +64,21 @@ class DelayqFailureAnalyzerTest {
     failToStart("--delayq.redis.url=redis://app:s3cr3t-pw@127.0.0.1:" + FreePort.get(), "--delayq.command-timeout=2s");
 
     assertThat(output.toString()).contains("APPLICATION FAILED TO START").doesNotContain("s3cr3t-pw");
+  }
+
+  /**
+   * A careless user pastes a password with reserved characters into the URL without
+   * percent-encoding them: whatever the URL then means to the parser, no part of the password may
+   * reach the report.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"Xq9pw/Zk7pw", "Xq9pw,Zk7pw", "Xq9pw%Zk7pw", "Xq9pw Zk7pw", "Xq9pw@Zk7pw"})
+  void aPasswordWithUnencodedReservedCharactersNeverShowsInTheReport(String password, CapturedOutput output) {
+    failToStart("--delayq.redis.url=redis://app:" + password + "@127.0.0.1:" + FreePort.get(),
+        "--delayq.command-timeout=2s");
+
+    assertThat(output.toString()).contains("APPLICATION FAILED TO START").doesNotContain("Xq9pw")
+        .doesNotContain("Zk7pw");
   }
 
   @Test

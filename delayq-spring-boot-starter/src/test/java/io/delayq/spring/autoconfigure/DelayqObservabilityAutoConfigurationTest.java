@@ -8,6 +8,7 @@ import io.delayq.observation.ProcessTracingObservationHandler;
 import io.delayq.spring.TestRedisUrl;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
@@ -99,5 +100,42 @@ class DelayqObservabilityAutoConfigurationTest {
     runner
         .withClassLoader(new FilteredClassLoader("io.micrometer"))
         .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Delayq.class));
+  }
+  /**
+   * delayq keeps meters for the 200 queues used most recently (docs/METRICS.md). With Spring
+   * Boot's wiring, the ObservationRegistry's DefaultMeterObservationHandler also turns every
+   * {@code delayq.schedule} observation into a timer and a long task timer tagged by queue: those
+   * must be bounded the same way, or an application with a queue per tenant (or per anything)
+   * grows a pair of series per queue name for ever.
+   */
+  @Test
+  void observationTimersTaggedByQueueAreBoundedLikeDelayqsOwnMeters() {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    ObservationRegistry observations = ObservationRegistry.create();
+    observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+    String prefix = queue() + "-";
+    int queues = 260;
+    runner
+        .withBean(MeterRegistry.class, () -> meters)
+        .withBean(ObservationRegistry.class, () -> observations)
+        .run(context -> {
+          Delayq delayq = context.getBean(Delayq.class);
+          try {
+            for (int i = 0; i < queues; i++) {
+              delayq.queue(prefix + i).schedule(JobRequest.of("x").withDelay(Duration.ofHours(1)));
+            }
+            assertThat(queuesTagged(meters, "delayq.jobs.scheduled")).as("delayq's own meter").isEqualTo(200);
+            assertThat(queuesTagged(meters, "delayq.schedule")).as("the observation's timer").isLessThanOrEqualTo(200);
+            assertThat(queuesTagged(meters, "delayq.schedule.active")).as("its long task timer").isLessThanOrEqualTo(200);
+          } finally {
+            for (int i = 0; i < queues; i++) {
+              delayq.existingQueue(prefix + i).ifPresent(q -> q.admin().delete(true));
+            }
+          }
+        });
+  }
+
+  private static long queuesTagged(MeterRegistry meters, String name) {
+    return meters.find(name).meters().stream().map(m -> m.getId().getTag("queue")).distinct().count();
   }
 }

@@ -197,4 +197,35 @@ class DelayqHealthIndicatorIT {
     }
     throw new AssertionError(name + " not in INFO");
   }
+  /**
+   * A Redis that hangs (stopped with SIGSTOP: the socket stays open and nothing answers) must make
+   * the indicator DOWN promptly. It waits for {@code delayq.command-timeout} (10 s by default, a
+   * sensible bound for the application's own calls): every actuator request, and every Kubernetes
+   * probe, then holds a server thread for 10 s, and probes with a shorter timeout see no answer at
+   * all rather than DOWN.
+   */
+  @Test
+  void aHangingRedisIsReportedDownWithinTwoSecondsWhateverTheCommandTimeout() throws Exception {
+    try (RedisServerProcess redis = RedisServerProcess.builder().start()) {
+      runner.withPropertyValues("delayq.redis.url=" + redis.uri()).run(context -> {
+        assertThat(health(context).getStatus()).isEqualTo(Status.UP);
+        signal(redis.pid(), "STOP");
+        try {
+          long started = System.nanoTime();
+          Health hung = health(context);
+          long tookMs = (System.nanoTime() - started) / 1_000_000;
+          assertThat(hung.getStatus()).isEqualTo(Status.DOWN);
+          assertThat(tookMs).as("time to report a hanging Redis").isLessThan(2000);
+        } finally {
+          signal(redis.pid(), "CONT");
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> health(context).getStatus().equals(Status.UP));
+      });
+    }
+  }
+
+  private static void signal(long pid, String signal) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+    assertThat(kill.waitFor()).as("kill -%s %d", signal, pid).isZero();
+  }
 }

@@ -427,6 +427,50 @@ class DelayqListenerIT {
         });
   }
 
+  static class NullPayloadListeners {
+    final Map<String, List<Object>> calls = new ConcurrentHashMap<>();
+
+    @DelayqListener(queue = "${q.null-order}", backoff = @DelayqListener.Backoff(initial = "50ms", jitter = "0"))
+    void order(Order order, LeasedJob job) {
+      calls.computeIfAbsent(job.id(), k -> new CopyOnWriteArrayList<>()).add(String.valueOf(order));
+      order.id();
+    }
+
+    @DelayqListener(queue = "${q.null-map}", backoff = @DelayqListener.Backoff(initial = "50ms", jitter = "0"))
+    void map(Map<String, Object> fields, LeasedJob job) {
+      calls.computeIfAbsent(job.id(), k -> new CopyOnWriteArrayList<>()).add(String.valueOf(fields));
+      fields.size();
+    }
+  }
+
+  /**
+   * JSON {@code null} (a producer in another language, the HTTP API, or the core API can send it;
+   * the starter itself refuses to write a null payload) is no value of the parameter's type: like
+   * any payload that cannot be read, it must not reach the method, which would be handed null and
+   * fail on every attempt; the job goes to the dead-letter set at once.
+   */
+  @Test
+  void aJsonNullPayloadNeverReachesTheMethodAndGoesStraightToTheDeadSet() {
+    String queue = ListenerTesting.uniqueQueue("null");
+    runner.withBean(NullPayloadListeners.class)
+        .withPropertyValues("q.null-order=" + queue + "-o", "q.null-map=" + queue + "-m")
+        .run(context -> {
+          NullPayloadListeners listener = context.getBean(NullPayloadListeners.class);
+          JobQueue orders = delayq.queue(queue + "-o");
+          JobQueue maps = delayq.queue(queue + "-m");
+          orders.schedule(json("null-order", "null").withMaxAttempts(3));
+          maps.schedule(json("null-map", " null ").withMaxAttempts(3));
+          await().atMost(Duration.ofSeconds(10)).until(() -> orders.admin().stats().dead() == 1
+              && maps.admin().stats().dead() == 1);
+
+          assertThat(listener.calls).isEmpty();
+          for (JobInfo dead : List.of(orders.get("null-order").orElseThrow(), maps.get("null-map").orElseThrow())) {
+            assertThat(dead.attempts()).isEqualTo(1);
+            assertThat(dead.lastError()).startsWith("io.delayq.spring.PayloadConversionException:").contains("null");
+          }
+        });
+  }
+
   // ---- leases ----
 
   static class LongListener {

@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.config.CustomScopeConfigurer;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -28,6 +29,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Scope;
+import org.springframework.context.annotation.ScopedProxyMode;
 
 /**
  * Listener methods that cannot work fail the application's start, naming the bean, the method
@@ -255,6 +257,63 @@ class DelayqListenerValidationTest {
   @Test
   void aListenerOnAPrototypeBeanIsRefused() {
     runner.withUserConfiguration(PrototypeConfiguration.class).run(context -> assertThat(context.getStartupFailure())
+        .isInstanceOf(ListenerDefinitionException.class)
+        .hasMessageContaining("of bean 'badListener'")
+        .hasMessageContaining("not a singleton"));
+  }
+
+  /** Like Spring Web's request scope: active only while a request runs on the thread, never on a worker. */
+  static final class RequestLikeScope implements org.springframework.beans.factory.config.Scope {
+    @Override
+    public Object get(String name, org.springframework.beans.factory.ObjectFactory<?> objectFactory) {
+      throw new IllegalStateException("No thread-bound request found");
+    }
+
+    @Override
+    public Object remove(String name) {
+      return null;
+    }
+
+    @Override
+    public void registerDestructionCallback(String name, Runnable callback) {}
+
+    @Override
+    public Object resolveContextualObject(String key) {
+      return null;
+    }
+
+    @Override
+    public String getConversationId() {
+      return null;
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class ScopedProxyConfiguration {
+    @Bean
+    static CustomScopeConfigurer requestLikeScope() {
+      CustomScopeConfigurer configurer = new CustomScopeConfigurer();
+      configurer.addScope("request", new RequestLikeScope());
+      return configurer;
+    }
+
+    // as @RequestScope declares it: a proxy (a singleton) in front of a target per request
+    @Bean
+    @Scope(value = "request", proxyMode = ScopedProxyMode.TARGET_CLASS)
+    TextListener badListener() {
+      return new TextListener();
+    }
+  }
+
+  /**
+   * A scoped bean behind a scoped proxy (what {@code @RequestScope} and {@code @SessionScope}
+   * make) is no singleton either: the proxy is, but every call looks the target up in a scope that
+   * no worker thread has, so every job would fail on every attempt.
+   */
+  @Test
+  void aListenerOnAScopedProxyOfANonSingletonBeanIsRefused() {
+    runner.withUserConfiguration(ScopedProxyConfiguration.class).withPropertyValues("orders.queue=orders")
+        .run(context -> assertThat(context.getStartupFailure())
         .isInstanceOf(ListenerDefinitionException.class)
         .hasMessageContaining("of bean 'badListener'")
         .hasMessageContaining("not a singleton"));

@@ -93,10 +93,16 @@ public final class ListenerMethodProcessor implements SmartInitializingSingleton
     if (methods.isEmpty()) {
       return;
     }
-    if (!beanFactory.isSingleton(beanName)) {
+    // why: a scoped proxy is a singleton, but each call looks its target up in a scope (a request,
+    // a session) that no worker thread ever has, so every job would fail on every attempt
+    String scopedTarget = ScopedProxyUtils.getTargetBeanName(beanName);
+    boolean scopedProxy = beanFactory.containsBeanDefinition(scopedTarget) && !beanFactory.isSingleton(scopedTarget);
+    if (!beanFactory.isSingleton(beanName) || scopedProxy) {
       Method first = methods.keySet().iterator().next();
-      throw new ListenerDefinitionException(describe(targetType, first, beanName), "the bean is not a singleton;"
-          + " a listener runs on one instance for the application's life, so declare the bean as a singleton");
+      throw new ListenerDefinitionException(describe(targetType, first, beanName), "the bean is not a singleton"
+          + (scopedProxy ? " (it is a scoped proxy of a bean of scope '"
+              + beanFactory.getMergedBeanDefinition(scopedTarget).getScope() + "')" : "")
+          + "; a listener runs on one instance for the application's life, so declare the bean as a singleton");
     }
     Object bean = beanFactory.getBean(beanName);
     ResolvableType beanType = declaredType(beanName, targetType);

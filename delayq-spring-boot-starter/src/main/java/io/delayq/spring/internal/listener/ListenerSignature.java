@@ -1,6 +1,7 @@
 package io.delayq.spring.internal.listener;
 
 import io.delayq.LeasedJob;
+import io.delayq.spring.PayloadConversionException;
 import io.delayq.spring.PayloadConverter;
 import io.delayq.spring.listener.DelayqListenerContainer;
 import io.delayq.spring.listener.DelayqListenerRegistry;
@@ -129,13 +130,28 @@ final class ListenerSignature {
     return payloadType;
   }
 
-  /** The arguments for one job. */
+  /**
+   * The arguments for one job.
+   *
+   * @throws PayloadConversionException when the payload cannot be read as the parameter, or reads
+   *     as null (JSON {@code null}): a method handed null would fail on every attempt
+   */
   Object[] arguments(LeasedJob job, PayloadConverter converter) {
     Object[] args = new Object[kinds.length];
     for (int i = 0; i < kinds.length; i++) {
-      args[i] = kinds[i] == JOB ? job : converter.read(job.payload(), job.payloadIsJson(), payloadType);
+      args[i] = kinds[i] == JOB ? job : payload(job, converter);
     }
     return args;
+  }
+
+  private Object payload(LeasedJob job, PayloadConverter converter) {
+    Object value = converter.read(job.payload(), job.payloadIsJson(), payloadType);
+    if (value == null) {
+      throw new PayloadConversionException("the payload reads as null (JSON null), not a "
+          + shorten(payloadType.getTypeName()) + "; a listener is never handed null: schedule a value, or take"
+          + " the payload as String or byte[]", null);
+    }
+    return value;
   }
 
   private record ResolvedParameterizedType(Class<?> raw, Type[] arguments) implements ParameterizedType {
