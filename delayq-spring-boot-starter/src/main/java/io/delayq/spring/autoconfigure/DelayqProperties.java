@@ -300,6 +300,20 @@ public class DelayqProperties {
      */
     private double memoryThreshold = 0.9;
 
+    /**
+     * Longest a health check waits for Redis before it reports DOWN; a Redis that hangs is then
+     * reported at once, not after delayq.command-timeout, and holds no more than one thread.
+     */
+    private Duration timeout = Duration.ofSeconds(2);
+
+    public Duration getTimeout() {
+      return timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+      this.timeout = timeout;
+    }
+
     public List<String> getQueues() {
       return queues;
     }

@@ -14,6 +14,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -28,13 +35,20 @@ import org.springframework.boot.health.contributor.Health;
  *
  * <p>Watched queues: those this application runs workers or listeners for ({@link
  * Delayq#workerQueues()}) and those in {@code delayq.health.queues}. Each check costs a PING and an
- * {@code INFO memory} per Redis master and one stats script per partition of each watched queue.
+ * {@code INFO memory} per Redis master and one stats script per partition of each watched queue;
+ * it waits at most {@code delayq.health.timeout} (2 s) for them.
  *
  * @since 0.2.0
  */
-public class DelayqHealthIndicator extends AbstractHealthIndicator {
+public class DelayqHealthIndicator extends AbstractHealthIndicator implements DisposableBean {
   private final Delayq delayq;
   private final DelayqProperties properties;
+  private final ExecutorService probes = Executors.newSingleThreadExecutor(runnable -> {
+    Thread thread = new Thread(runnable, "delayq-health");
+    thread.setDaemon(true);
+    return thread;
+  });
+  private Future<Health> running;
 
   public DelayqHealthIndicator(Delayq delayq, DelayqProperties properties) {
     super("delayq health check failed");
@@ -44,14 +58,44 @@ public class DelayqHealthIndicator extends AbstractHealthIndicator {
 
   @Override
   protected void doHealthCheck(Health.Builder builder) {
+    Duration timeout = properties.getHealth().getTimeout();
+    Future<Health> probe;
+    synchronized (this) {
+      // why: a check still waiting on a hung Redis is waited for again rather than joined by
+      // another, so a hung Redis holds one thread however often the health endpoint is called
+      if (running == null || running.isDone()) {
+        running = probes.submit(this::check);
+      }
+      probe = running;
+    }
+    try {
+      Health health = probe.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      builder.status(health.getStatus()).withDetails(health.getDetails());
+    } catch (TimeoutException e) {
+      builder.down().withDetail("error",
+          "Redis did not answer within " + timeout.toMillis() + " ms (delayq.health.timeout)");
+    } catch (ExecutionException e) {
+      builder.down().withDetail("error", "Redis does not answer: " + e.getCause().getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      builder.unknown().withDetail("error", "interrupted while waiting for Redis");
+    }
+  }
+
+  @Override
+  public void destroy() {
+    probes.shutdownNow();
+  }
+
+  private Health check() {
+    Health.Builder builder = new Health.Builder();
     List<String> problems = new ArrayList<>();
     List<String> warnings = new ArrayList<>();
     List<RedisStatus> masters;
     try {
       masters = delayq.redisStatus();
     } catch (DelayqException e) {
-      builder.down().withDetail("error", "Redis does not answer: " + e.getMessage());
-      return;
+      return builder.down().withDetail("error", "Redis does not answer: " + e.getMessage()).build();
     }
     builder.withDetail("redis", redisDetails(masters, problems, warnings));
     builder.withDetail("queues", queueDetails(problems, warnings));
@@ -63,6 +107,7 @@ public class DelayqHealthIndicator extends AbstractHealthIndicator {
     if (!warnings.isEmpty()) {
       builder.withDetail("warnings", warnings);
     }
+    return builder.build();
   }
 
   private Map<String, Object> redisDetails(List<RedisStatus> masters, List<String> problems, List<String> warnings) {
