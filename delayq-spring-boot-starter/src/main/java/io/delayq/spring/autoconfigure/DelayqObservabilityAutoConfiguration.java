@@ -3,6 +3,7 @@ package io.delayq.spring.autoconfigure;
 import io.delayq.InvalidRequestException;
 import io.delayq.observation.ProcessTracingObservationHandler;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;
 import io.micrometer.tracing.propagation.Propagator;
@@ -54,6 +55,7 @@ public class DelayqObservabilityAutoConfiguration {
         apply("delayq.metrics.lateness-slos", () -> builder.latenessSlos(metrics.getLatenessSlos()));
         apply("delayq.metrics.queue-depth-interval", () -> builder.queueDepthInterval(metrics.getQueueDepthInterval()));
         builder.latenessPercentileHistogram(metrics.isLatenessPercentileHistogram()).meterRegistry(registry);
+        boundObservationTimers(registry);
       };
     }
   }
@@ -83,6 +85,21 @@ public class DelayqObservabilityAutoConfiguration {
       return new ProcessTracingObservationHandler(tracer, propagator);
     }
   }
+
+  /**
+   * delayq's own meters keep the {@link #MAX_QUEUES_TAGGED} most recently used queues; the timers
+   * that Spring Boot's observation handler makes of {@code delayq.schedule} and {@code
+   * delayq.process} would otherwise grow a series for every queue name ever used. These keep the
+   * first ones and drop the rest: a filter cannot forget a queue the way delayq's own meters do.
+   */
+  static void boundObservationTimers(MeterRegistry registry) {
+    for (String name : new String[] {"delayq.schedule", "delayq.process"}) {
+      registry.config().meterFilter(MeterFilter.maximumAllowableTags(name, "queue", MAX_QUEUES_TAGGED, MeterFilter.deny()));
+    }
+  }
+
+  /** The same bound as delayq-core's meters. */
+  static final int MAX_QUEUES_TAGGED = 200;
 
   /** A value the builder refuses fails startup naming the property. */
   private static void apply(String property, Runnable setter) {
