@@ -1,6 +1,7 @@
 package io.delayq.spring.autoconfigure;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.stream.Collectors;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails.Node;
@@ -29,7 +30,7 @@ final class DataRedisUrls {
     String credentials = RedisTarget.userInfo(details.getUsername(), details.getPassword());
     DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
     if (sentinel != null) {
-      return new RedisTarget(sentinelUrl(sentinel, credentials, ssl), SOURCE);
+      return new RedisTarget(sentinelUrl(sentinel, details, credentials, ssl), SOURCE);
     }
     DataRedisConnectionDetails.Cluster cluster = details.getCluster();
     if (cluster != null) {
@@ -55,15 +56,19 @@ final class DataRedisUrls {
   }
 
   /** Lettuce's format: {@code redis-sentinel://[user:password@]host1:port1,host2:port2[/db]#master}. */
-  private static String sentinelUrl(DataRedisConnectionDetails.Sentinel sentinel, String credentials, boolean ssl) {
-    if (notEmpty(sentinel.getPassword()) || notEmpty(sentinel.getUsername())) {
-      // why: the URL's user-info is the master's; Lettuce's URL has no place for the Sentinels' own
-      // credentials (lettuce#2327), and sending none to a Sentinel that wants them fails with NOAUTH
+  private static String sentinelUrl(
+      DataRedisConnectionDetails.Sentinel sentinel, DataRedisConnectionDetails details, String credentials, boolean ssl) {
+    boolean sameAsMasters = Objects.equals(emptyToNull(sentinel.getPassword()), emptyToNull(details.getPassword()))
+        && !notEmpty(sentinel.getUsername());
+    if ((notEmpty(sentinel.getPassword()) || notEmpty(sentinel.getUsername())) && !sameAsMasters) {
+      // why: the URL's user-info is the master's, which delayq-core also gives the Sentinels;
+      // Lettuce's URL has no place for other Sentinel credentials (lettuce#2327), and sending the
+      // master's to a Sentinel that wants its own fails with NOAUTH
       throw new DelayqStartupException(
-          "spring.data.redis.sentinel.username/password are set, but delayq cannot log in to Redis"
-              + " Sentinels yet: its Redis URL (Lettuce's redis-sentinel:// form) carries the master's"
-              + " credentials only.",
-          "Let the Sentinels accept connections without a password for delayq's client, or remove"
+          "spring.data.redis.sentinel.username/password differ from the master's, but delayq can only"
+              + " log in to Redis Sentinels with the master's password: its Redis URL (Lettuce's"
+              + " redis-sentinel:// form) carries one set of credentials.",
+          "Give the Sentinels the master's password (or none), or remove"
               + " spring.data.redis.sentinel.username/password and keep the master's in"
               + " spring.data.redis.username/password; or point delayq.redis.url at the master directly.",
           null);
@@ -78,6 +83,10 @@ final class DataRedisUrls {
         + nodes(sentinel.getNodes(), "spring.data.redis.sentinel.nodes")
         + (sentinel.getDatabase() != 0 ? "/" + sentinel.getDatabase() : "")
         + "#" + RedisTarget.encode(sentinel.getMaster());
+  }
+
+  private static String emptyToNull(String text) {
+    return notEmpty(text) ? text : null;
   }
 
   private static String nodes(List<Node> nodes, String property) {

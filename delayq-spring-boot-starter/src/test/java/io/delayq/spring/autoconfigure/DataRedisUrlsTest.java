@@ -110,13 +110,19 @@ class DataRedisUrlsTest {
   }
 
   @Test
-  void aSentinelPasswordIsRefusedSinceTheUrlCannotCarryIt() {
+  void aSentinelPasswordOfItsOwnIsRefusedSinceTheUrlCannotCarryIt() {
     assertThatThrownBy(() -> DataRedisUrls.from(sentinel("mymaster", "sentinel-secret"), null))
         .isInstanceOfSatisfying(DelayqStartupException.class, e -> {
           assertThat(e.description()).contains("spring.data.redis.sentinel.username/password");
           assertThat(e.action()).contains("delayq.redis.url");
           assertThat(e.getMessage()).doesNotContain("sentinel-secret");
         });
+  }
+
+  @Test
+  void sentinelsWithTheMastersOwnPasswordAreAccepted() {
+    // delayq-core gives the URL's password to the Sentinels too
+    assertThat(DataRedisUrls.from(sentinel("mymaster", "p@ss"), null).url()).startsWith("redis-sentinel://app:p%40ss@");
   }
 
   @Test
