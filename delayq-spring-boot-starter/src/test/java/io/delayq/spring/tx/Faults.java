@@ -38,15 +38,26 @@ final class Faults {
   }
 
   /**
-   * A connection asked for while a transaction is active is the after-commit delivery's own (the
-   * transaction's connection was taken when it began, before it was active).
+   * A connection asked for while a transaction is active is one the after-commit delivery borrows
+   * (the transaction's own was taken when it began, before it was active); the delivery borrows
+   * one only when the transaction's connection is no longer bound to the thread.
    */
   boolean failConnection() {
     return current() == Kind.BEFORE_REDIS && TransactionSynchronizationManager.isActualTransactionActive();
   }
 
-  /** The delivery's delete of the rows it applied. */
+  /**
+   * Before Redis: the delivery's first statement, locking the committed transaction's rows by
+   * their seqs (the relay locks by due time). After Redis: the delivery's delete of the rows it
+   * applied.
+   */
   boolean failStatement(String sql) {
-    return current() == Kind.AFTER_REDIS && sql.startsWith("DELETE FROM ") && sql.endsWith(" WHERE seq = ?");
+    return switch (current()) {
+      case BEFORE_REDIS -> TransactionSynchronizationManager.isActualTransactionActive()
+          && ((sql.contains(" WHERE seq IN (") && sql.endsWith(" FOR UPDATE SKIP LOCKED"))
+              || (sql.startsWith("UPDATE ") && sql.endsWith(" SET relay_attempts = relay_attempts WHERE seq = ?")));
+      case AFTER_REDIS -> sql.startsWith("DELETE FROM ") && sql.endsWith(" WHERE seq = ?");
+      case NONE -> false;
+    };
   }
 }

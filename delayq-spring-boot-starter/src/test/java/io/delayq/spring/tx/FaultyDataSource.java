@@ -11,7 +11,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /** A real DataSource whose connections fail where {@link Faults} says. */
 final class FaultyDataSource extends DelegatingDataSource implements AutoCloseable {
-  private static final Set<String> EXECUTIONS = Set.of("execute", "executeUpdate", "executeBatch", "executeLargeUpdate",
+  private static final Set<String> EXECUTIONS = Set.of("execute", "executeQuery", "executeUpdate", "executeBatch", "executeLargeUpdate",
       "executeLargeBatch");
 
   private final Faults faults;
@@ -52,7 +52,7 @@ final class FaultyDataSource extends DelegatingDataSource implements AutoCloseab
         new Class<?>[] {PreparedStatement.class},
         (proxy, method, args) -> {
           if (EXECUTIONS.contains(method.getName()) && faults.failStatement(sql)) {
-            throw new SQLException("injected: the process stops after Redis took the writes");
+            throw new SQLException("injected: the process stops at this statement of the after-commit delivery");
           }
           return invoke(ps, method, args);
         });

@@ -16,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -24,7 +25,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 /**
  * The transactional outbox. Inside a transaction, each write is a row of the outbox table written
  * through the transaction's own connection, so it commits or rolls back with the application's
- * data. After commit, the transaction's rows are applied to Redis and deleted at once. Rows a
+ * data. After commit, the transaction's rows are applied to Redis and deleted at once, on that
+ * same connection (see {@link #deliverCommitted}). Rows a
  * stopped process (or an unreachable Redis) left behind are applied by {@link #relayOnce()}, which
  * {@link OutboxRelay} runs on every instance. See {@link Delivery} for why applying a row twice
  * runs no job twice.
@@ -33,7 +35,10 @@ public final class Outbox implements TransactionalWrites {
   private static final Logger LOG = LoggerFactory.getLogger(Outbox.class);
 
   private final DataSource dataSource;
-  /** The same database, but never the connection bound to the caller's transaction. */
+  /**
+   * The same database, but never the connection bound to the caller's transaction; also the key
+   * under which a transaction manager binds that connection (it unwraps a transaction-aware proxy).
+   */
   private final DataSource ownConnections;
   private final JdbcTemplate jdbc;
   private final Delayq delayq;
@@ -163,23 +168,32 @@ public final class Outbox implements TransactionalWrites {
     }
   }
 
-  // ---- delivery on connections of its own ----
+  // ---- delivery after commit, on the transaction's connection ----
 
   /**
    * Applies a committed transaction's rows now. Never throws: the transaction has committed, the
    * rows are safe in the table, and whatever is not applied here the relay applies.
+   *
+   * <p>It runs on the connection the transaction committed on, still bound to this thread: a
+   * transaction manager returns it to the pool only after the after-commit callbacks. Borrowing a
+   * second connection instead would make a commit wait for the pool while it holds a connection
+   * of its own, and as many concurrent commits as the pool has connections would each wait the
+   * pool's whole connection timeout. Only when no connection is bound (a transaction manager that
+   * releases it before the callbacks) does it borrow one.
    */
   void deliverCommitted(List<Long> seqs) {
     if (seqs.isEmpty() || System.currentTimeMillis() < leaveToRelayUntil) {
       return;
     }
+    Connection committed = committedConnection();
     for (int from = 0; from < seqs.size(); from += settings.batchSize()) {
       List<Long> chunk = seqs.subList(from, Math.min(seqs.size(), from + settings.batchSize()));
+      InTransaction<Delivery.Result> work = con -> {
+        List<OutboxEntry> rows = skipLocked(con) ? table.lockSkipping(con, chunk) : table.lockUpdating(con, chunk, null);
+        return finish(con, delivery.deliver(con, rows, Delivery.Mode.AFTER_COMMIT));
+      };
       try {
-        Delivery.Result result = inOwnTransaction(true, con -> {
-          List<OutboxEntry> rows = skipLocked(con) ? table.lockSkipping(con, chunk) : table.lockUpdating(con, chunk, null);
-          return finish(con, delivery.deliver(con, rows, Delivery.Mode.AFTER_COMMIT));
-        });
+        Delivery.Result result = committed != null ? inLocalTransaction(committed, true, work) : inOwnTransaction(true, work);
         if (result.redisFailure != null) {
           leaveToRelayUntil = System.currentTimeMillis() + settings.relayInterval().toMillis();
           LOG.warn("delayq outbox: Redis could not be reached after commit ({}); the transaction's"
@@ -191,6 +205,24 @@ public final class Outbox implements TransactionalWrites {
             + " stay in table {} and the relay applies them", e.toString(), table.name());
         return;
       }
+    }
+  }
+
+  /** The connection the transaction committed on, when it is still bound to this thread and open. */
+  private Connection committedConnection() {
+    Object bound = TransactionSynchronizationManager.getResource(ownConnections);
+    if (bound == null && ownConnections != dataSource) {
+      bound = TransactionSynchronizationManager.getResource(dataSource);
+    }
+    if (!(bound instanceof ConnectionHolder holder) || holder.getConnectionHandle() == null) {
+      return null;
+    }
+    try {
+      Connection con = holder.getConnection();
+      return con != null && !con.isClosed() ? con : null;
+    } catch (SQLException | RuntimeException e) {
+      LOG.debug("delayq outbox: the committed transaction's connection cannot be used; borrowing one", e);
+      return null;
     }
   }
 
@@ -270,7 +302,7 @@ public final class Outbox implements TransactionalWrites {
   }
 
   /**
-   * Runs {@code work} in a transaction of its own, READ COMMITTED.
+   * Runs {@code work} in a transaction of its own on a connection of its own, READ COMMITTED.
    *
    * @param delivery whether it applies rows: on PostgreSQL its commit then does not wait for the
    *     disk. Such a commit lost in a database crash undoes only deletes and put-offs of rows whose
@@ -279,14 +311,32 @@ public final class Outbox implements TransactionalWrites {
    */
   private <T> T inOwnTransaction(boolean delivery, InTransaction<T> work) throws SQLException {
     try (Connection con = ownConnections.getConnection()) {
-      boolean autoCommit = con.getAutoCommit();
-      int isolation = con.getTransactionIsolation();
+      return inLocalTransaction(con, delivery, work);
+    }
+  }
+
+  /**
+   * Runs {@code work} in a local transaction on {@code con}, READ COMMITTED and read-write, and
+   * leaves the connection as it found it (auto-commit, isolation, read-only), so that a
+   * transaction manager whose connection this is cleans it up as it expects to.
+   */
+  private <T> T inLocalTransaction(Connection con, boolean delivery, InTransaction<T> work) throws SQLException {
+    boolean autoCommit = con.getAutoCommit();
+    int isolation = con.getTransactionIsolation();
+    boolean readOnly = con.isReadOnly();
+    try {
+      if (readOnly) {
+        // why: a read-only transaction may have written rows where the flag is only a hint (H2)
+        con.setReadOnly(false);
+      }
       // why: the check for a job's older rows must see rows other transactions committed since
       // this one began (MySQL's default, REPEATABLE READ, would not)
       if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
         con.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
       }
-      con.setAutoCommit(false);
+      if (autoCommit) {
+        con.setAutoCommit(false);
+      }
       try {
         if (delivery && isPostgres(con)) {
           try (Statement st = con.createStatement()) {
@@ -303,11 +353,16 @@ public final class Outbox implements TransactionalWrites {
           e.addSuppressed(suppressed);
         }
         throw e;
-      } finally {
-        con.setAutoCommit(autoCommit);
-        if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
-          con.setTransactionIsolation(isolation);
-        }
+      }
+    } finally {
+      if (autoCommit) {
+        con.setAutoCommit(true);
+      }
+      if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+        con.setTransactionIsolation(isolation);
+      }
+      if (readOnly) {
+        con.setReadOnly(true);
       }
     }
   }
