@@ -1,5 +1,8 @@
 package io.delayq.embedded;
 
+import static io.delayq.embedded.Polling.await;
+
+import io.delayq.embedded.Polling.NotYet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +55,6 @@ public final class RedisClusterProcesses implements AutoCloseable {
 
     /** Bound on each phase of forming the cluster. */
     private static final Duration FORM_TIMEOUT = Duration.ofSeconds(30);
-    private static final long POLL_MILLIS = 50;
     private static final int LOG_END_LINES = 5;
     /** Set from {@link Builder#nodeTimeout} or needed as they are to form the cluster. */
     private static final Set<String> RESERVED_SETTINGS = Set.of("cluster-node-timeout", "cluster-config-file");
@@ -421,27 +423,6 @@ public final class RedisClusterProcesses implements AutoCloseable {
         }
     }
 
-    /** Calls {@code probe} until it returns instead of throwing {@link NotYet}; on timeout, says what it saw last. */
-    private static <T> T await(String what, Duration timeout, Probe<T> probe) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            try {
-                return probe.get();
-            } catch (NotYet e) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("No " + what + " within " + timeout + "; last seen: "
-                            + e.getMessage());
-                }
-            }
-            try {
-                Thread.sleep(POLL_MILLIS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("Interrupted while waiting for " + what, e);
-            }
-        }
-    }
-
     /** The last lines of the node's log (which {@link #close()} deletes along with its data dir). */
     private static String logEnd(RedisServerProcess node) {
         try {
@@ -511,19 +492,6 @@ public final class RedisClusterProcesses implements AutoCloseable {
     }
 
     /** A condition not met yet; its message says what was seen instead. */
-    private static final class NotYet extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        NotYet(String message) {
-            super(message, null, false, false);
-        }
-    }
-
-    @FunctionalInterface
-    private interface Probe<T> {
-        T get() throws NotYet;
-    }
-
     /**
      * One line of {@code CLUSTER NODES}:
      * {@code <id> <ip:port@busport[,hostname]> <flags> <master-id|-> <ping> <pong> <epoch> <link> <slot ranges...>}.

@@ -1,5 +1,8 @@
 package io.delayq.embedded;
 
+import static io.delayq.embedded.Polling.await;
+
+import io.delayq.embedded.Polling.NotYet;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,7 +39,6 @@ public final class RedisSentinelProcesses implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisSentinelProcesses.class);
     private static final Duration FORM_TIMEOUT = Duration.ofSeconds(30);
-    private static final long POLL_MILLIS = 50;
 
     private final String masterName;
     private final String password;
@@ -271,26 +273,6 @@ public final class RedisSentinelProcesses implements AutoCloseable {
                 .findFirst().orElse("<absent>");
     }
 
-    private static <T> T await(String what, Duration timeout, Probe<T> probe) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            try {
-                return probe.get();
-            } catch (NotYet e) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("No " + what + " within " + timeout + "; last seen: "
-                            + e.getMessage());
-                }
-            }
-            try {
-                Thread.sleep(POLL_MILLIS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("Interrupted while waiting for " + what, e);
-            }
-        }
-    }
-
     private static void closeAll(List<RedisServerProcess> processes) {
         RuntimeException failure = null;
         for (int i = processes.size() - 1; i >= 0; i--) {
@@ -306,19 +288,6 @@ public final class RedisSentinelProcesses implements AutoCloseable {
         }
         if (failure != null) {
             throw failure;
-        }
-    }
-
-    @FunctionalInterface
-    private interface Probe<T> {
-        T get() throws NotYet;
-    }
-
-    private static final class NotYet extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        NotYet(String message) {
-            super(message, null, false, false);
         }
     }
 
