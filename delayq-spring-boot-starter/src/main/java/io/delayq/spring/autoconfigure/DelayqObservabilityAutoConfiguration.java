@@ -42,6 +42,8 @@ public class DelayqObservabilityAutoConfiguration {
    */
   static final int PROCESS_TRACING_HANDLER_ORDER = 500;
 
+  // why: every signature naming a Micrometer type lives in these nested classes, which are only
+  // looked at when that type is on the class path; the outer class must load without Micrometer
   @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
   static class Meters {
     @Bean
@@ -58,6 +60,21 @@ public class DelayqObservabilityAutoConfiguration {
         boundObservationTimers(registry);
       };
     }
+
+    /**
+     * delayq's own meters keep the {@link #MAX_QUEUES_TAGGED} most recently used queues; the timers
+     * that Spring Boot's observation handler makes of {@code delayq.schedule} and {@code
+     * delayq.process} would otherwise grow a series for every queue name ever used. These keep the
+     * first ones and drop the rest: a filter cannot forget a queue the way delayq's own meters do.
+     */
+    static void boundObservationTimers(MeterRegistry registry) {
+      for (String name : new String[] {"delayq.schedule", "delayq.process"}) {
+        registry.config().meterFilter(MeterFilter.maximumAllowableTags(name, "queue", MAX_QUEUES_TAGGED, MeterFilter.deny()));
+      }
+    }
+
+    /** The same bound as delayq-core's meters. */
+    static final int MAX_QUEUES_TAGGED = 200;
   }
 
   @ConditionalOnClass(name = "io.micrometer.observation.ObservationRegistry")
@@ -85,21 +102,6 @@ public class DelayqObservabilityAutoConfiguration {
       return new ProcessTracingObservationHandler(tracer, propagator);
     }
   }
-
-  /**
-   * delayq's own meters keep the {@link #MAX_QUEUES_TAGGED} most recently used queues; the timers
-   * that Spring Boot's observation handler makes of {@code delayq.schedule} and {@code
-   * delayq.process} would otherwise grow a series for every queue name ever used. These keep the
-   * first ones and drop the rest: a filter cannot forget a queue the way delayq's own meters do.
-   */
-  static void boundObservationTimers(MeterRegistry registry) {
-    for (String name : new String[] {"delayq.schedule", "delayq.process"}) {
-      registry.config().meterFilter(MeterFilter.maximumAllowableTags(name, "queue", MAX_QUEUES_TAGGED, MeterFilter.deny()));
-    }
-  }
-
-  /** The same bound as delayq-core's meters. */
-  static final int MAX_QUEUES_TAGGED = 200;
 
   /** A value the builder refuses fails startup naming the property. */
   private static void apply(String property, Runnable setter) {
