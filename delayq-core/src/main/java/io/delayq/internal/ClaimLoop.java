@@ -118,6 +118,17 @@ final class ClaimLoop implements WakeListener, Runnable {
     waiter.wake();
   }
 
+  /** The wake-up subscription is (back) in place: announcements may have been lost, so claim every partition now. */
+  @Override
+  public void onSubscribed() {
+    long now = ticker.nanoTime();
+    synchronized (this) {
+      Arrays.fill(quiet, false);
+      Arrays.fill(wakeAt, now);
+    }
+    waiter.wake();
+  }
+
   /** Room for more jobs opened up, or the loop should stop: look again now. */
   void wake() {
     waiter.wake();

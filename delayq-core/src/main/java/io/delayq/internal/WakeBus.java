@@ -22,8 +22,10 @@ import org.slf4j.LoggerFactory;
  * Delivers wake-up messages ("an earlier job was scheduled") to the worker pools and waiting
  * claims of this client. One pub/sub connection for all queues, opened with the first listener.
  * A subscription is retried until Redis confirms it, whether the connection was down when it was
- * asked for or the command failed; Lettuce renews confirmed ones after a reconnect. Meanwhile, and
- * whenever a message is lost, the sweep interval bounds the delay. A channel nobody listens to any
+ * asked for or the command failed; Lettuce renews confirmed ones after a reconnect, and each
+ * confirmation, first or renewed, makes the listeners look at their queue at once, since what was
+ * announced while the subscription was away reached nobody. Whenever a message is lost otherwise,
+ * the sweep interval bounds the delay. A channel nobody listens to any
  * more is unsubscribed after a linger, so that short-lived listeners one after another (long polls)
  * do not open a window at each turn in which a wake-up is lost, and so that a process that uses
  * many queue names over time does not keep them all subscribed.
@@ -166,6 +168,16 @@ final class WakeBus implements AutoCloseable {
                       @Override
                       public void message(byte[] channel, byte[] message) {
                         deliver(new String(channel, StandardCharsets.UTF_8), message);
+                      }
+
+                      // why: also called when Lettuce renews a subscription after a reconnect;
+                      // the wake messages of the gap are lost, so listeners look again now
+                      @Override
+                      public void subscribed(byte[] channel, long count) {
+                        Channel subscribed = channels.get(new String(channel, StandardCharsets.UTF_8));
+                        if (subscribed != null) {
+                          subscribed.listeners.forEach(WakeListener::onSubscribed);
+                        }
                       }
                     });
                 channels.forEach(this::subscribe);
