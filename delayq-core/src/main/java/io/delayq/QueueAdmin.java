@@ -42,6 +42,24 @@ public interface QueueAdmin {
   QueueDefaults setDefaults(QueueDefaults defaults);
 
   /**
+   * Where a server should forward this queue's due jobs, as stored with the queue so that every
+   * server instance reads the same: a text whose format the server defines (delayq-server keeps
+   * a JSON object there), empty when none is set. Forwarders started in code ({@link
+   * JobQueue#pull()}-based ones such as delayq-rabbitmq's) do not read it.
+   *
+   * @since 0.3.0
+   */
+  java.util.Optional<String> forwardingSpec();
+
+  /**
+   * Stores {@link #forwardingSpec()}; {@code null} or empty removes it. At most {@value
+   * io.delayq.internal.Rules#MAX_FORWARDING_SPEC_BYTES} bytes of UTF-8.
+   *
+   * @since 0.3.0
+   */
+  void setForwardingSpec(String spec);
+
+  /**
    * One page of the queue's jobs of one kind, in the order {@link JobFilter} gives, merged over
    * the partitions. Each job is as {@link JobQueue#get} shows it, payload included; a page holds
    * at most {@code limit} jobs and at most about 1 MiB of payloads (always at least one job while

@@ -66,6 +66,22 @@ class QueueOperationsIT {
   }
 
   @Test
+  void aForwardingSpecIsStoredWithTheQueueReadByAnyClientAndRemovable() {
+    String name = TestRedis.uniqueQueue("forward-spec");
+    JobQueue queue = delayq.queue(name);
+    assertThat(queue.admin().forwardingSpec()).isEmpty();
+    queue.admin().setForwardingSpec("{\"type\":\"list\",\"list\":\"ready\"}");
+    try (Delayq other = Delayq.connect(TestRedis.url())) {
+      assertThat(other.queue(name).admin().forwardingSpec()).contains("{\"type\":\"list\",\"list\":\"ready\"}");
+    }
+    assertThatThrownBy(() -> queue.admin().setForwardingSpec("x".repeat(4097)))
+        .isInstanceOf(InvalidRequestException.class).hasMessageContaining("4097 bytes").hasMessageContaining("4096");
+    assertThat(queue.admin().forwardingSpec()).contains("{\"type\":\"list\",\"list\":\"ready\"}");
+    queue.admin().setForwardingSpec(null);
+    assertThat(queue.admin().forwardingSpec()).isEmpty();
+  }
+
+  @Test
   void generatedIdsAreUniqueAndUsable() {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("gen"));
     ScheduledJob a = queue.schedule(JobRequest.of("a").withDelay(Duration.ofHours(1)));

@@ -232,4 +232,31 @@ final class Operating implements QueueAdmin {
         null);
     return defaults;
   }
+
+  private static final byte[] FORWARD_FIELD = Keys.bytes("forward");
+
+  @Override
+  public java.util.Optional<String> forwardingSpec() {
+    queue.checkOpen("forwardingSpec");
+    byte[] value = queue.await(client.async().hget(Keys.bytes(Keys.settings(queue.name)), FORWARD_FIELD).toCompletableFuture(), null);
+    return value == null || value.length == 0
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(new String(value, java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  @Override
+  public void setForwardingSpec(String spec) {
+    queue.checkOpen("setForwardingSpec");
+    byte[] key = Keys.bytes(Keys.settings(queue.name));
+    if (spec == null || spec.isEmpty()) {
+      queue.await(client.async().hdel(key, FORWARD_FIELD).toCompletableFuture(), null);
+      return;
+    }
+    byte[] bytes = spec.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    if (bytes.length > Rules.MAX_FORWARDING_SPEC_BYTES) {
+      throw new io.delayq.InvalidRequestException("forwardingSpec",
+          "takes " + bytes.length + " bytes; at most " + Rules.MAX_FORWARDING_SPEC_BYTES + " are kept with a queue");
+    }
+    queue.await(client.async().hset(key, FORWARD_FIELD, bytes).toCompletableFuture(), null);
+  }
 }

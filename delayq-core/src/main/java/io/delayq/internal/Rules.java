@@ -13,6 +13,8 @@ public final class Rules {
   public static final int MAX_QUEUE_NAME_LENGTH = 128;
   public static final int MAX_ATTEMPTS_LIMIT = 1000;
   public static final int MAX_PARTITIONS = 1024;
+  /** Most bytes of a queue's stored forwarding spec (see QueueAdmin#forwardingSpec). */
+  public static final int MAX_FORWARDING_SPEC_BYTES = 4096;
   /** 9999-12-31T23:59:59.999Z: far enough for any schedule, and exact as a double in Lua. */
   public static final long MAX_DUE_MILLIS = 253_402_300_799_999L;
   /** A delay longer than this is a unit mistake, not a plan. */
