@@ -315,16 +315,24 @@ public final class RabbitForwarder implements Forwarder {
 
   private int acquireWindow() {
     int n = window.drainPermits();
-    if (n == 0) {
-      try {
+    int batch = Math.min(MAX_CLAIM, Math.max(1, maxInFlight / 4));
+    try {
+      if (n == 0) {
         if (!window.tryAcquire(100, TimeUnit.MILLISECONDS)) {
           return 0;
         }
-      } catch (InterruptedException e) {
-        return 0;
+        n = 1 + window.drainPermits();
       }
-      n = 1 + window.drainPermits();
+      // why: with messages in flight, the window frees a few slots at a time; claiming each few
+      // alone costs a Redis round trip per handful of jobs, so wait briefly for a batch's worth
+      if (n < batch && n < maxInFlight && window.tryAcquire(batch - n, 5, TimeUnit.MILLISECONDS)) {
+        n = batch;
+      }
+    } catch (InterruptedException e) {
+      window.release(n);
+      return 0;
     }
+    n += window.drainPermits();
     if (n > MAX_CLAIM) {
       window.release(n - MAX_CLAIM);
       n = MAX_CLAIM;
