@@ -80,6 +80,12 @@ final class TestRabbit {
     final String queue = "dq-test-q-" + UUID.randomUUID().toString().substring(0, 8);
     final String key;
     final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
+    /**
+     * Deliveries per messageId that the broker did not flag as redelivered: one per publish. A
+     * consumer's ack lost with its connection makes the broker deliver a message again, flagged;
+     * that is the broker's own at-least-once, not a second publish.
+     */
+    final Map<String, AtomicInteger> firstDeliveries = new ConcurrentHashMap<>();
     final Map<String, AMQP.BasicProperties> properties = new ConcurrentHashMap<>();
     final Map<String, byte[]> bodies = new ConcurrentHashMap<>();
     final List<String> arrivals = new CopyOnWriteArrayList<>();
@@ -109,6 +115,9 @@ final class TestRabbit {
             throws IOException {
           String id = props.getMessageId();
           counts.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+          if (!envelope.isRedeliver()) {
+            firstDeliveries.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+          }
           properties.put(id, props);
           bodies.put(id, body);
           arrivals.add(id);
@@ -132,6 +141,11 @@ final class TestRabbit {
 
     long duplicates() {
       return counts.values().stream().mapToLong(c -> c.get() - 1).sum();
+    }
+
+    /** Publishes beyond the first of a message id, as far as the first deliveries show. */
+    long republished() {
+      return firstDeliveries.values().stream().mapToLong(c -> Math.max(0, c.get() - 1)).sum();
     }
 
     @Override
