@@ -772,6 +772,9 @@ public final class RabbitForwarder implements Forwarder {
 
     void confirmed(long seq, boolean multiple, boolean ack) {
       confirmedAny = true;
+      if (ack && state == State.RETRYING && failure == null) {
+        running();
+      }
       if (multiple) {
         var head = unconfirmed.headMap(seq, true);
         for (Long k : new ArrayList<>(head.keySet())) {
@@ -793,7 +796,10 @@ public final class RabbitForwarder implements Forwarder {
       }
       byId.remove(p.job.id(), p);
       if (!ack) {
-        noteError("the broker refused (basic.nack) the message of job '" + p.job.id() + "'");
+        // why: no job id in the message, so that a run of nacks is logged once, not once per job
+        failed(new Problem(State.RETRYING, "the broker refused messages to " + p.route
+            + " (basic.nack: a queue full with overflow reject-publish, or a broker error); their jobs are handed"
+            + " back and tried again"));
         outcomes.add(new Release(p.job, backoff.delayAfter(1, ThreadLocalRandom.current())));
       } else if (p.returned != null) {
         outcomes.add(new Bury(p.job, p.returned));

@@ -89,6 +89,7 @@ final class TestRabbit {
     final Map<String, AMQP.BasicProperties> properties = new ConcurrentHashMap<>();
     final Map<String, byte[]> bodies = new ConcurrentHashMap<>();
     final List<String> arrivals = new CopyOnWriteArrayList<>();
+    private final List<String> extraQueues = new CopyOnWriteArrayList<>();
     private final Connection connection;
     private final Channel channel;
 
@@ -135,6 +136,22 @@ final class TestRabbit {
       channel.queueBind(queue, exchange, routingKey);
     }
 
+    /**
+     * Binds, beside the sink's queue, a queue that refuses every message ({@code x-max-length} 0,
+     * {@code x-overflow reject-publish}): the broker then answers each publish with basic.nack.
+     */
+    String bindRefusingQueue() throws IOException {
+      String refusing = queue + "-refuse";
+      channel.queueDeclare(refusing, true, false, false, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
+      channel.queueBind(refusing, exchange, key);
+      extraQueues.add(refusing);
+      return refusing;
+    }
+
+    void unbind(String other) throws IOException {
+      channel.queueUnbind(other, exchange, key);
+    }
+
     int distinct() {
       return counts.size();
     }
@@ -152,6 +169,9 @@ final class TestRabbit {
     public void close() throws Exception {
       try {
         channel.queueDelete(queue);
+        for (String other : extraQueues) {
+          channel.queueDelete(other);
+        }
         channel.exchangeDelete(exchange);
       } finally {
         connection.close();
