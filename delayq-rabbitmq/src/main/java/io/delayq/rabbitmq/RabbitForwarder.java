@@ -23,7 +23,6 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -209,7 +208,8 @@ public final class RabbitForwarder implements Forwarder {
   /**
    * Stops claiming, waits up to the confirm timeout for the confirms still owed, hands back every
    * job whose message stays unconfirmed (due at once, uncounted), records what was confirmed, and
-   * closes the connection it opened. Idempotent.
+   * closes the connection it opened. Bounded: a publish the broker blocks is cut off by aborting
+   * the connection, and recording gets at most 30 s more. Idempotent.
    */
   @Override
   public void close() {
@@ -218,20 +218,33 @@ public final class RabbitForwarder implements Forwarder {
     }
     closeSignal.countDown();
     if (forwarderThread != null) {
-      join(forwarderThread);
+      // why: a publish blocked by the broker (a resource alarm) holds the thread; aborting the
+      // connection frees it, and its unconfirmed jobs are handed back like any lost connection's
+      if (!join(forwarderThread, confirmTimeout.plusSeconds(2))) {
+        Session s = session;
+        if (s != null) {
+          s.connection.abort(1000);
+        }
+        join(forwarderThread, Duration.ofSeconds(5));
+      }
       settlerStop = true;
-      join(settlerThread);
+      if (!join(settlerThread, Duration.ofSeconds(30))) {
+        log.warn("the forwarder of queue '{}' closed before it could record every outcome in delayq; the jobs"
+            + " concerned are forwarded again when their leases end", queue.name());
+      }
     }
     synchronized (stateLock) {
       state = State.CLOSED;
     }
   }
 
-  private static void join(Thread t) {
+  /** Waits up to {@code max} for {@code t} to end; whether it did. */
+  private static boolean join(Thread t, Duration max) {
+    long deadline = System.nanoTime() + max.toNanos();
     boolean interrupted = false;
-    while (t.isAlive()) {
+    while (t.isAlive() && System.nanoTime() < deadline) {
       try {
-        t.join();
+        t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
       } catch (InterruptedException e) {
         interrupted = true;
       }
@@ -239,6 +252,7 @@ public final class RabbitForwarder implements Forwarder {
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
+    return !t.isAlive();
   }
 
   // ---- the claim-and-publish loop -------------------------------------------------------------
