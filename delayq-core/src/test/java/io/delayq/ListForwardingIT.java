@@ -177,7 +177,7 @@ class ListForwardingIT {
           for (int kill = 0; kill < 2; kill++) {
             long target = (kill + 1) * total / 3;
             await().atMost(Duration.ofSeconds(30)).until(() -> c.sync().llen(list) >= target);
-            killConnectionsNamed(c, "delayq-worker");
+            assertThat(killConnectionsNamed(c, "delayq-worker")).as("forwarder connections killed").isPositive();
           }
           await().atMost(Duration.ofSeconds(60)).until(() -> c.sync().llen(list) == total);
         } finally {
@@ -195,13 +195,15 @@ class ListForwardingIT {
     }
   }
 
-  private static void killConnectionsNamed(StatefulRedisConnection<String, String> c, String name) {
+  private static int killConnectionsNamed(StatefulRedisConnection<String, String> c, String name) {
+    int killed = 0;
     for (String line : c.sync().clientList().split("\n")) {
       if (line.contains(" name=" + name + " ")) {
         String id = line.substring(line.indexOf("id=") + 3, line.indexOf(' '));
-        c.sync().clientKill(io.lettuce.core.KillArgs.Builder.id(Long.parseLong(id)));
+        killed += c.sync().clientKill(io.lettuce.core.KillArgs.Builder.id(Long.parseLong(id))).intValue();
       }
     }
+    return killed;
   }
 
   /** A consumer written the way existing code reads such a list, with nothing delayq in it. */
@@ -330,6 +332,11 @@ class ListForwardingIT {
     for (int i = 0; i < 50; i++) {
       queue.schedule(JobRequest.of("w" + i).withId("w" + i));
     }
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.delayq.internal");
+    var appender = new ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent>();
+    appender.start();
+    logger.addAppender(appender);
     try (Forwarder forwarder = queue.forwardToList(ListForwarding.toList(list).build())) {
       await().atMost(Duration.ofSeconds(5)).until(() -> forwarder.status().state() == ForwarderStatus.State.MISCONFIGURED);
       ForwarderStatus status = forwarder.status();
@@ -343,12 +350,21 @@ class ListForwardingIT {
             && forwarder.status().state() == ForwarderStatus.State.MISCONFIGURED;
       });
       assertThat(redis.get(list)).isEqualTo("not a list");
+      // One warning for the whole spell, however many rounds it lasted.
+      assertThat(appender.list.stream()
+              .filter(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN))
+              .filter(e -> e.getFormattedMessage().contains(queue.name()))
+              .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage))
+          .hasSize(1)
+          .allSatisfy(m -> assertThat(m).contains("cannot forward").contains("string"));
 
       redis.del(list);
       await().atMost(Duration.ofSeconds(15)).until(() -> redis.llen(list) == 50);
       await().atMost(Duration.ofSeconds(2)).until(() -> forwarder.status().state() == ForwarderStatus.State.RUNNING);
       assertThat(forwarder.status().forwarded()).isEqualTo(50);
       assertThat(queue.admin().stats().scheduled()).isZero();
+    } finally {
+      logger.detachAppender(appender);
     }
   }
 
@@ -419,6 +435,17 @@ class ListForwardingIT {
     queue.schedule(JobRequest.of("after").withId("after"));
     await().during(Duration.ofMillis(1_200)).atMost(Duration.ofSeconds(3)).until(() -> redis.llen(list) == 1);
     assertThat(queue.admin().stats().scheduled()).isEqualTo(1);
+  }
+
+  @Test
+  void closingTheClientClosesItsForwarders() {
+    Forwarder forwarder;
+    try (Delayq client = Delayq.connect(TestRedis.url())) {
+      forwarder = client.queue(TestRedis.uniqueQueue("fwd-client-close"))
+          .forwardToList(ListForwarding.toList(uniqueList("client-close")).build());
+      await().atMost(Duration.ofSeconds(5)).until(() -> forwarder.status().state() == ForwarderStatus.State.RUNNING);
+    }
+    assertThat(forwarder.status().state()).isEqualTo(ForwarderStatus.State.CLOSED);
   }
 
   @Test
