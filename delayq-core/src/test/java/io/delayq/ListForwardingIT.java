@@ -460,6 +460,41 @@ class ListForwardingIT {
     assertThat(forwarder.status().state()).isEqualTo(ForwarderStatus.State.CLOSED);
   }
 
+  /** Records as other versions write them, put in place by hand: each is read as a claim reads it. */
+  @Test
+  void everyRecordVersionIsUnwrappedAndAnUnreadableOneGoesDeadWithItsReason() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("fwd-records"));
+    String list = uniqueList("records");
+    Keys.Partition keys = Keys.partition(queue.name(), 0);
+    String scheduled = new String(keys.scheduled(), StandardCharsets.UTF_8);
+    String jobs = new String(keys.jobs(), StandardCharsets.UTF_8);
+    Map<String, String> records = Map.of(
+        "v1", "1|5|1700000000000|from 0.1",
+        "v2", "2|k|5|1700000000000|kept|with|bars",
+        "v3", "3|r|5|1700000000000j|traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01|{\"traced\":true}",
+        "bad", "9|what is this");
+    long past = System.currentTimeMillis() - 1_000;
+    records.forEach((id, record) -> {
+      redis.hset(jobs, id, record);
+      redis.zadd(scheduled, past, id);
+    });
+    try (Forwarder forwarder =
+        queue.forwardToList(ListForwarding.toList(list).format(ListForwarding.Format.ENVELOPE).build())) {
+      await().atMost(Duration.ofSeconds(5)).until(() -> redis.llen(list) == 3);
+      await().atMost(Duration.ofSeconds(5)).until(() -> forwarder.status().deadLettered() == 1);
+      assertThat(forwarder.status().forwarded()).isEqualTo(3);
+    }
+    assertThat(redis.lrange(list, 0, -1)).containsExactlyInAnyOrder(
+        "{\"id\":\"v1\",\"attempt\":1,\"dueAt\":" + past + ",\"payload\":\"from 0.1\"}",
+        "{\"id\":\"v2\",\"attempt\":1,\"dueAt\":" + past + ",\"payload\":\"kept|with|bars\"}",
+        "{\"id\":\"v3\",\"attempt\":1,\"dueAt\":" + past + ",\"payload\":{\"traced\":true}}");
+    assertThat(queue.admin().stats().dead()).isEqualTo(1);
+    assertThat(redis.zscore(new String(keys.dead(), StandardCharsets.UTF_8), "bad")).isNotNull();
+    assertThat(redis.zcard(scheduled)).isZero();
+    assertThat(redis.hget(new String(Keys.partition(queue.name(), 0).all()[4], StandardCharsets.UTF_8), "bad"))
+        .contains("cannot be decoded");
+  }
+
   @Test
   void badListNamesAreRefusedNamingTheField() {
     assertThatThrownBy(() -> ListForwarding.toList(""))
