@@ -54,6 +54,9 @@ final class ClaimLoop implements WakeListener, Runnable {
   private final int partitionCount;
   private final IntSupplier room;
   private final Consumer<List<Delivery>> dispatch;
+  private final Round round;
+  /** Who claims, for log lines: "workers", or a forwarder's name. */
+  private final String role;
   private final Waiter waiter = new Waiter();
   private final Random random;
   /** Per partition: the local time at which to claim next. */
@@ -79,8 +82,27 @@ final class ClaimLoop implements WakeListener, Runnable {
   private volatile long pausedUntil;
   private volatile boolean paused;
 
+  /**
+   * One round of calls to the partitions whose time has come; {@link ClaimRound#run} for workers.
+   * A forwarder plugs in its own (a script that moves due jobs instead of leasing them), and so
+   * shares this loop's sleeping, waking, sweeping and backing off.
+   */
+  interface Round {
+    ClaimRound.Result run(int[] partitions, int[] shares, long deadlineNanos);
+  }
+
   ClaimLoop(Settling settling, WorkerOptions options, Ticker ticker, Random random, IntSupplier room,
       Consumer<List<Delivery>> dispatch) {
+    this(settling, options, ticker, random, room, dispatch,
+        (partitions, shares, deadline) ->
+            ClaimRound.run(settling, partitions, shares, options.lease().toMillis(), deadline, ticker),
+        "workers");
+  }
+
+  ClaimLoop(Settling settling, WorkerOptions options, Ticker ticker, Random random, IntSupplier room,
+      Consumer<List<Delivery>> dispatch, Round round, String role) {
+    this.round = round;
+    this.role = role;
     this.settling = settling;
     this.options = options;
     this.ticker = ticker;
@@ -172,7 +194,7 @@ final class ClaimLoop implements WakeListener, Runnable {
         claimDuePartitions(start, free);
         start = (start + 1) % partitionCount;
         if (failures > 0) {
-          log.info("Redis answers again; workers of queue '{}' resume", settling.queueName());
+          log.info("Redis answers again; {} of queue '{}' resume", role, settling.queueName());
           failures = 0;
         }
         if (running && room.getAsInt() > 0) {
@@ -185,8 +207,8 @@ final class ClaimLoop implements WakeListener, Runnable {
         failures++;
         long backoff = Math.min(MAX_ERROR_BACKOFF_MILLIS, 100L << Math.min(failures - 1, 6));
         if (failures == 1) {
-          log.warn("workers of queue '{}' cannot claim; retrying every ≤{} ms until Redis answers: {}",
-              settling.queueName(), MAX_ERROR_BACKOFF_MILLIS, Errors.unwrap(t).toString());
+          log.warn("{} of queue '{}' cannot claim; retrying every ≤{} ms until Redis answers: {}",
+              role, settling.queueName(), MAX_ERROR_BACKOFF_MILLIS, Errors.unwrap(t).toString());
         } else {
           log.debug("claim failed again ({} in a row): {}", failures, Errors.unwrap(t).toString());
         }
@@ -237,8 +259,7 @@ final class ClaimLoop implements WakeListener, Runnable {
       int[] partitions = due.stream().mapToInt(Integer::intValue).toArray();
       int[] shares = new int[partitions.length];
       Arrays.fill(shares, share);
-      ClaimRound.Result result =
-          ClaimRound.run(settling, partitions, shares, options.lease().toMillis(), deadline, ticker);
+      ClaimRound.Result result = round.run(partitions, shares, deadline);
       for (ClaimRound.Reply reply : result.replies()) {
         claimed(reply);
       }
