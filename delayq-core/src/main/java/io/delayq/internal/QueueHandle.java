@@ -1,5 +1,6 @@
 package io.delayq.internal;
 
+import io.delayq.AdoptionReport;
 import io.delayq.InvalidRequestException;
 import io.delayq.JobHandler;
 import io.delayq.JobInfo;
@@ -8,6 +9,8 @@ import io.delayq.JobRequest;
 import io.delayq.PullConsumer;
 import io.delayq.QueueAdmin;
 import io.delayq.ScheduledJob;
+import io.delayq.SortedSetAdoption;
+import io.delayq.SortedSetBridge;
 import io.delayq.WorkerOptions;
 import io.delayq.Workers;
 import java.time.Duration;
@@ -95,6 +98,20 @@ final class QueueHandle implements JobQueue {
   @Override
   public QueueAdmin admin() {
     return operating;
+  }
+
+  @Override
+  public SortedSetBridge adopt(SortedSetAdoption options) {
+    Objects.requireNonNull(options, "options");
+    context.checkOpen("adopt");
+    return AdoptionBridge.start(Adoption.open(context, options), context.client.settings().commandTimeout());
+  }
+
+  @Override
+  public AdoptionReport importSortedSet(SortedSetAdoption options) {
+    Objects.requireNonNull(options, "options");
+    context.checkOpen("importSortedSet");
+    return Adoption.open(context, options).importAll();
   }
 
   @Override
