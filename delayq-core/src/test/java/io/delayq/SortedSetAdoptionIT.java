@@ -346,6 +346,18 @@ class SortedSetAdoptionIT {
         .hasMessageContaining("holds a list, not a sorted set");
     assertThatThrownBy(() -> queue.adopt(options)).isInstanceOf(InvalidRequestException.class);
     assertThat(redis.lrange(key, 0, -1)).containsExactly("a", "b");
+
+    // A key that changes type under a running bridge: it stops moving and says why.
+    String changing = key + ":changing";
+    redis.zadd(changing, redisNowMs() + 60_000, "later");
+    try (SortedSetBridge bridge = queue.adopt(SortedSetAdoption.from(changing).pollInterval(Duration.ofMillis(50)).build())) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> bridge.status().lastPassAt() != null);
+      redis.del(changing);
+      redis.rpush(changing, "x");
+      await().atMost(Duration.ofSeconds(10)).until(() -> bridge.status().state() == SortedSetBridge.State.REFUSING);
+      assertThat(bridge.status().lastError()).contains("holds a list, not a sorted set");
+      assertThat(redis.lrange(changing, 0, -1)).containsExactly("x");
+    }
   }
 
   @Test

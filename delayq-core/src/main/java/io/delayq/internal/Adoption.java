@@ -330,15 +330,8 @@ final class Adoption {
   }
 
   private List<ScoredValue<byte[]>> readBatch(String max, long offset) {
-    try {
-      return await(
-          client.async().zrangebyscoreWithScores(source, "-inf", max, offset, options.batch()).toCompletableFuture());
-    } catch (RedisCommandException e) {
-      if (String.valueOf(e.getMessage()).contains("WRONGTYPE")) {
-        throw wrongType(await(client.async().type(source).toCompletableFuture()));
-      }
-      throw e;
-    }
+    return await(
+        client.async().zrangebyscoreWithScores(source, "-inf", max, offset, options.batch()).toCompletableFuture());
   }
 
   /**
@@ -427,8 +420,16 @@ final class Adoption {
     return heldBack;
   }
 
+  /** Waits for a read of the source; a source that turned into another type is refused by name. */
   private <T> T await(CompletableFuture<T> future) {
-    return client.await(future, queue.name, null, 0);
+    try {
+      return client.await(future, queue.name, null, 0);
+    } catch (RedisCommandException e) {
+      if (String.valueOf(e.getMessage()).contains("WRONGTYPE")) {
+        throw wrongType(client.await(client.async().type(source).toCompletableFuture(), queue.name, null, 0));
+      }
+      throw e;
+    }
   }
 
   private static String text(double score) {
