@@ -52,6 +52,7 @@ final class Adoption {
   private final AtomicLong taken = new AtomicLong();
   private final AtomicLong hashed = new AtomicLong();
   private volatile ScoreUnit unit;
+  private volatile boolean stopped;
   private volatile PassEnd lastPass = new PassEnd(0, 0, null, 0);
 
   /** What the last pass left in the source. */
@@ -89,6 +90,11 @@ final class Adoption {
 
   SortedSetAdoption options() {
     return options;
+  }
+
+  /** Ends the pass under way after its current batch: a bridge being closed need not wait for a backlog. */
+  void stop() {
+    stopped = true;
   }
 
   /** Passes until one removes nothing from the source, at most {@link #MAX_IMPORT_PASSES}. */
@@ -307,7 +313,7 @@ final class Adoption {
         }
       }
       offset += stayedHere;
-      if (batch.size() < options.batch()) {
+      if (batch.size() < options.batch() || stopped) {
         break;
       }
     }
