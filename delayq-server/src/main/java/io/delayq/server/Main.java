@@ -3,6 +3,7 @@ package io.delayq.server;
 import io.delayq.server.cli.CancelCommand;
 import io.delayq.server.cli.DeadCommand;
 import io.delayq.server.cli.DeleteQueueCommand;
+import io.delayq.server.cli.ForwardCommand;
 import io.delayq.server.cli.EnqueueCommand;
 import io.delayq.server.cli.ExitCodes;
 import io.delayq.server.cli.GetCommand;
@@ -49,6 +50,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       PauseCommand.class,
       ResumeCommand.class,
       DeleteQueueCommand.class,
+      ForwardCommand.class,
       HelpCommand.class
     },
     footer = {

@@ -1,6 +1,8 @@
 package io.delayq.server.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.delayq.JobInfo;
+import io.delayq.server.forward.ForwardSpec;
 import io.delayq.QueueStats;
 import io.delayq.ScheduledJob;
 import java.time.Duration;
@@ -57,6 +59,15 @@ interface Backend extends AutoCloseable {
    * @return how many jobs were deleted with it
    */
   long deleteQueue(String queue, boolean force);
+
+  /**
+   * The queue's forwarding as stored ({@code forward} of {@code PUT /v1/queues/{queue}}), with this
+   * server's forwarder status when going through a server; null when it has none.
+   */
+  JsonNode forwarding(String queue);
+
+  /** Stores the queue's forwarding (the queue is created when new); {@code null} removes it. */
+  void setForwarding(String queue, ForwardSpec spec);
 
   @Override
   void close();

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delayq.JobInfo;
+import io.delayq.server.forward.ForwardSpec;
 import io.delayq.JobState;
 import io.delayq.QueueStats;
 import io.delayq.ScheduledJob;
@@ -163,6 +164,23 @@ final class HttpBackend implements Backend {
   @Override
   public QueueStats stats(String queue) {
     return queueStats(onQueue(queue, "GET", queuePath(queue), null, null));
+  }
+
+  @Override
+  public JsonNode forwarding(String queue) {
+    JsonNode forward = onQueue(queue, "GET", queuePath(queue), null, null).get("forward");
+    return forward == null || forward.isNull() ? null : forward;
+  }
+
+  @Override
+  public void setForwarding(String queue, ForwardSpec spec) {
+    com.fasterxml.jackson.databind.node.ObjectNode body = JSON.createObjectNode();
+    if (spec == null) {
+      body.putNull("forward");
+    } else {
+      body.set("forward", spec.toJson());
+    }
+    send("PUT", queuePath(queue), body, null);
   }
 
   @Override
