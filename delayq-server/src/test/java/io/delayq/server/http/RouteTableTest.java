@@ -16,7 +16,7 @@ class RouteTableTest {
       Routes.table(
           new JobEndpoints(null, null),
           new WorkerEndpoints(null, null, null),
-          new QueueEndpoints(null, 64),
+          new QueueEndpoints(null, 64, null),
           new SystemEndpoints(null, null, () -> false));
 
   @Test
