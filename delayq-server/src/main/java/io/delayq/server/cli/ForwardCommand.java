@@ -85,7 +85,7 @@ public final class ForwardCommand extends BackendCommand {
           : ForwardSpec.JSON.createObjectNode().put("type", "list").put("list", target.list.list)
               .put("format", target.list.format), "forward");
     } catch (io.delayq.InvalidRequestException e) {
-      throw new CliException(ExitCodes.USAGE, "delayq forward: " + optionName(e.field()) + " " + e.getMessage()
+      throw new CliException(ExitCodes.USAGE, optionName(e.field()) + " " + e.getMessage()
           .substring(e.field().length() + 2));
     }
     backend.setForwarding(queue, spec);
