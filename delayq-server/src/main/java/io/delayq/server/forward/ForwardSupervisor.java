@@ -90,6 +90,13 @@ public final class ForwardSupervisor implements AutoCloseable {
     return entry == null ? Optional.empty() : Optional.of(new View(entry.spec, entry.status()));
   }
 
+  /** Every forwarding this server runs, by queue. */
+  public Map<String, View> views() {
+    Map<String, View> views = new java.util.TreeMap<>();
+    running.forEach((queue, entry) -> views.put(queue, new View(entry.spec, entry.status())));
+    return views;
+  }
+
   private void refreshAll() {
     try {
       Set<String> seen = new HashSet<>();

@@ -118,7 +118,7 @@ public final class ApiServer {
                 new JobEndpoints(queues, metrics),
                 new WorkerEndpoints(queues, metrics, longPolls),
                 new QueueEndpoints(queues, maxPartitions, forwarding),
-                new SystemEndpoints(delayq, metrics, () -> draining)));
+                new SystemEndpoints(delayq, metrics, () -> draining, forwarding)));
   }
 
   /** Binds {@code bind:port} (port 0: a free one) with every limit at its default, and starts answering. */

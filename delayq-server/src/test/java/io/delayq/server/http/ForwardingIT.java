@@ -219,6 +219,10 @@ class ForwardingIT {
       assertThat(status.path("state").asText()).isEqualTo("MISCONFIGURED");
       assertThat(status.path("lastError").asText()).contains("--rabbitmq").contains("DELAYQ_RABBITMQ_URL");
     });
+    // health names it, and stays up: the API serves, and the jobs wait in delayq
+    Reply health = plain.get("/health");
+    assertThat(health.status()).isEqualTo(200);
+    assertThat(health.json().path("forwardersNotRunning").path(queue).path("state").asText()).isEqualTo("MISCONFIGURED");
     scheduleAll(plain, queue, 3);
     await().atMost(Duration.ofSeconds(5)).until(() -> plain.get("/v1/queues/" + queue).json().path("due").asLong() == 3);
   }

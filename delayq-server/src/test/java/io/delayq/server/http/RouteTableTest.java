@@ -17,7 +17,7 @@ class RouteTableTest {
           new JobEndpoints(null, null),
           new WorkerEndpoints(null, null, null),
           new QueueEndpoints(null, 64, null),
-          new SystemEndpoints(null, null, () -> false));
+          new SystemEndpoints(null, null, () -> false, null));
 
   @Test
   void everyRouteIsInTheOpenApiDocumentWithItsMethod() throws Exception {
