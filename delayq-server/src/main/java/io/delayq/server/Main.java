@@ -1,5 +1,6 @@
 package io.delayq.server;
 
+import io.delayq.server.cli.AdoptCommand;
 import io.delayq.server.cli.CancelCommand;
 import io.delayq.server.cli.DeadCommand;
 import io.delayq.server.cli.DeleteQueueCommand;
@@ -51,6 +52,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       ResumeCommand.class,
       DeleteQueueCommand.class,
       ForwardCommand.class,
+      AdoptCommand.class,
       HelpCommand.class
     },
     footer = {

@@ -1,7 +1,10 @@
 package io.delayq.server.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.delayq.AdoptionReport;
 import io.delayq.JobInfo;
+import io.delayq.SortedSetAdoption;
+import io.delayq.SortedSetBridge;
 import io.delayq.server.forward.ForwardSpec;
 import io.delayq.QueueStats;
 import io.delayq.ScheduledJob;
@@ -68,6 +71,12 @@ interface Backend extends AutoCloseable {
 
   /** Stores the queue's forwarding (the queue is created when new); {@code null} removes it. */
   void setForwarding(String queue, ForwardSpec spec);
+
+  /** Moves a hand-rolled sorted-set queue's members into {@code queue} now (Redis only). */
+  AdoptionReport importSortedSet(String queue, SortedSetAdoption options);
+
+  /** Starts a bridge that keeps moving them until it is closed (Redis only). */
+  SortedSetBridge adopt(String queue, SortedSetAdoption options);
 
   @Override
   void close();

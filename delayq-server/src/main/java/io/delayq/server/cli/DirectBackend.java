@@ -9,7 +9,10 @@ import io.delayq.JobFilter;
 import io.delayq.Page;
 import io.delayq.QueueBusyException;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.delayq.AdoptionReport;
 import io.delayq.JobInfo;
+import io.delayq.SortedSetAdoption;
+import io.delayq.SortedSetBridge;
 import io.delayq.server.forward.ForwardSpec;
 import io.delayq.JobNotFoundException;
 import io.delayq.JobQueue;
@@ -151,6 +154,16 @@ final class DirectBackend implements Backend {
       delayq.queue(queue).admin().setForwardingSpec(spec == null ? null : spec.stored());
       return null;
     });
+  }
+
+  @Override
+  public AdoptionReport importSortedSet(String queue, SortedSetAdoption options) {
+    return call(() -> delayq.queue(queue).importSortedSet(options));
+  }
+
+  @Override
+  public SortedSetBridge adopt(String queue, SortedSetAdoption options) {
+    return call(() -> delayq.queue(queue).adopt(options));
   }
 
   @Override
