@@ -1,6 +1,8 @@
 package io.delayq.server;
 
+import com.rabbitmq.client.ConnectionFactory;
 import io.delayq.Delayq;
+import io.delayq.server.forward.ForwardSupervisor;
 import io.delayq.embedded.DataDirInUseException;
 import io.delayq.embedded.RedisServerProcess;
 import io.delayq.server.http.ApiServer;
@@ -49,20 +51,23 @@ final class DelayqServer {
    * @param redisPort the embedded Redis's port; 0 for a free one
    */
   record Settings(String bind, int port, String redisUrl, String redisSource, String token, Path dataDir,
-      int redisPort, int maxPartitions, HttpSettings http) {}
+      int redisPort, int maxPartitions, HttpSettings http, String rabbitmqUrl) {}
 
   private final String bind;
   private final RedisServerProcess embedded;
   private final Path redisUrlFile;
   private final Delayq delayq;
   private final ApiServer api;
+  private final ForwardSupervisor forwarding;
   private final EmbeddedRedisSupervisor supervisor;
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile int exitCode;
 
-  private DelayqServer(RedisServerProcess embedded, Path redisUrlFile, Delayq delayq, ApiServer api, String bind) {
+  private DelayqServer(RedisServerProcess embedded, Path redisUrlFile, Delayq delayq, ApiServer api,
+      ForwardSupervisor forwarding, String bind) {
     this.bind = bind;
+    this.forwarding = forwarding;
     this.embedded = embedded;
     this.redisUrlFile = redisUrlFile;
     this.delayq = delayq;
@@ -84,6 +89,7 @@ final class DelayqServer {
     RedisServerProcess embedded = null;
     Path redisUrlFile = null;
     Delayq delayq = null;
+    ForwardSupervisor forwarding = null;
     try {
       String redisUrl = settings.redisUrl();
       if (redisUrl == null) {
@@ -97,9 +103,18 @@ final class DelayqServer {
         log.info("using Redis at {} (from {})", redact(redisUrl), settings.redisSource());
       }
       delayq = Delayq.connect(redisUrl);
-      ApiServer api = ApiServer.start(delayq, settings.http(), settings.maxPartitions());
-      return new DelayqServer(embedded, redisUrlFile, delayq, api, settings.bind());
+      ConnectionFactory rabbit = null;
+      if (settings.rabbitmqUrl() != null) {
+        rabbit = rabbitConnectionFactory(settings.rabbitmqUrl());
+        log.info("queues forwarded to RabbitMQ use {}", redactAmqp(settings.rabbitmqUrl()));
+      }
+      forwarding = new ForwardSupervisor(delayq, rabbit, "--rabbitmq", ForwardSupervisor.DEFAULT_REFRESH).start();
+      ApiServer api = ApiServer.start(delayq, settings.http(), settings.maxPartitions(), forwarding);
+      return new DelayqServer(embedded, redisUrlFile, delayq, api, forwarding, settings.bind());
     } catch (Exception | Error e) {
+      if (forwarding != null) {
+        forwarding.close();
+      }
       if (delayq != null) {
         delayq.close();
       }
@@ -218,6 +233,26 @@ final class DelayqServer {
     }
   }
 
+  /**
+   * The connection settings of {@code --rabbitmq}; a URL amqp-client cannot read is refused with
+   * what to write instead.
+   */
+  static ConnectionFactory rabbitConnectionFactory(String url) {
+    ConnectionFactory factory = new ConnectionFactory();
+    try {
+      factory.setUri(url);
+    } catch (Exception e) {
+      throw new ServeCommand.UsageException("--rabbitmq (DELAYQ_RABBITMQ_URL) '" + redactAmqp(url) + "' is not a"
+          + " RabbitMQ URL (" + e.getMessage() + "); write amqp://user:password@host:5672/vhost, or amqps:// for TLS");
+    }
+    return factory;
+  }
+
+  /** An AMQP URL without its password, for logs. */
+  static String redactAmqp(String url) {
+    return url.replaceAll("(//[^:@/]*):[^@/]*@", "$1:***@");
+  }
+
   /** The URL with any user and password replaced by {@code ***}, for logs. */
   static String redact(String url) {
     return url.replaceAll("//[^@/,]*@", "//***@");
@@ -262,6 +297,9 @@ final class DelayqServer {
         supervisor.close();
       }
       api.shutdown(DRAIN);
+      // why: before the client, so that each forwarder hands back what its target did not confirm
+      forwarding.close();
+      log.info("shutdown: forwarders stopped");
       delayq.close();
       log.info("shutdown: delayq client closed");
       if (embedded != null && embedded.isAlive()) {

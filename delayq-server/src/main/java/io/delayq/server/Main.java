@@ -1,8 +1,10 @@
 package io.delayq.server;
 
+import io.delayq.server.cli.AdoptCommand;
 import io.delayq.server.cli.CancelCommand;
 import io.delayq.server.cli.DeadCommand;
 import io.delayq.server.cli.DeleteQueueCommand;
+import io.delayq.server.cli.ForwardCommand;
 import io.delayq.server.cli.EnqueueCommand;
 import io.delayq.server.cli.ExitCodes;
 import io.delayq.server.cli.GetCommand;
@@ -49,6 +51,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
       PauseCommand.class,
       ResumeCommand.class,
       DeleteQueueCommand.class,
+      ForwardCommand.class,
+      AdoptCommand.class,
       HelpCommand.class
     },
     footer = {

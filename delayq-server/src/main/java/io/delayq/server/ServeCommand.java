@@ -48,6 +48,11 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Redis or Redis Cluster URL(s), comma-separated (env REDIS_URL). Unset: an embedded Redis.")
   String redisUrl;
 
+  @Option(names = "--rabbitmq", defaultValue = "${env:DELAYQ_RABBITMQ_URL}",
+      description = "RabbitMQ URL (amqp:// or amqps://, user, password and vhost in it) for queues forwarded to"
+          + " RabbitMQ (env DELAYQ_RABBITMQ_URL). Unset: such queues report that the server has no RabbitMQ.")
+  String rabbitmqUrl;
+
   @Option(names = "--token", defaultValue = "${env:DELAYQ_TOKEN}",
       description = "Bearer token every call but /health must carry (env DELAYQ_TOKEN).")
   String token;
@@ -170,13 +175,17 @@ public final class ServeCommand implements Callable<Integer> {
       throw new UsageException("--redis-port (DELAYQ_REDIS_PORT) is the port of the embedded Redis, which is not"
           + " started when " + source + " names a Redis; unset one of them");
     }
+    String rabbit = rabbitmqUrl == null || rabbitmqUrl.isBlank() ? null : rabbitmqUrl.trim();
+    if (rabbit != null) {
+      DelayqServer.rabbitConnectionFactory(rabbit);
+    }
     String listenOn = bindAddress.isEmpty() ? "127.0.0.1" : bindAddress;
     HttpSettings http = new HttpSettings(listenOn, port, bearer, maxConnections, HttpSettings.DEFAULT_HEADER_TIMEOUT,
         HttpSettings.DEFAULT_BODY_TIMEOUT, HttpSettings.DEFAULT_IDLE_TIMEOUT, HttpSettings.DEFAULT_WRITE_TIMEOUT,
         tlsCertificate, tlsKey, allowedHosts == null ? List.of() : allowedHosts.stream().map(String::trim)
             .filter(h -> !h.isEmpty()).toList());
     return new DelayqServer.Settings(listenOn, port, redis, source, bearer,
-        dataDir == null ? Path.of("data") : dataDir, redisPort, maxPartitions, http);
+        dataDir == null ? Path.of("data") : dataDir, redisPort, maxPartitions, http, rabbit);
   }
 
   /** The token from --token or --token-file, trimmed; null when neither is set. */

@@ -1,6 +1,11 @@
 package io.delayq.server.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.delayq.AdoptionReport;
 import io.delayq.JobInfo;
+import io.delayq.SortedSetAdoption;
+import io.delayq.SortedSetBridge;
+import io.delayq.server.forward.ForwardSpec;
 import io.delayq.QueueStats;
 import io.delayq.ScheduledJob;
 import java.time.Duration;
@@ -57,6 +62,21 @@ interface Backend extends AutoCloseable {
    * @return how many jobs were deleted with it
    */
   long deleteQueue(String queue, boolean force);
+
+  /**
+   * The queue's forwarding as stored ({@code forward} of {@code PUT /v1/queues/{queue}}), with this
+   * server's forwarder status when going through a server; null when it has none.
+   */
+  JsonNode forwarding(String queue);
+
+  /** Stores the queue's forwarding (the queue is created when new); {@code null} removes it. */
+  void setForwarding(String queue, ForwardSpec spec);
+
+  /** Moves a hand-rolled sorted-set queue's members into {@code queue} now (Redis only). */
+  AdoptionReport importSortedSet(String queue, SortedSetAdoption options);
+
+  /** Starts a bridge that keeps moving them until it is closed (Redis only). */
+  SortedSetBridge adopt(String queue, SortedSetAdoption options);
 
   @Override
   void close();

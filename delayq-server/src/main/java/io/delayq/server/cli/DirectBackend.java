@@ -8,7 +8,12 @@ import io.delayq.JobActiveException;
 import io.delayq.JobFilter;
 import io.delayq.Page;
 import io.delayq.QueueBusyException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.delayq.AdoptionReport;
 import io.delayq.JobInfo;
+import io.delayq.SortedSetAdoption;
+import io.delayq.SortedSetBridge;
+import io.delayq.server.forward.ForwardSpec;
 import io.delayq.JobNotFoundException;
 import io.delayq.JobQueue;
 import io.delayq.JobRequest;
@@ -126,6 +131,39 @@ final class DirectBackend implements Backend {
   @Override
   public QueueStats stats(String queue) {
     return call(() -> existing(queue).admin().stats());
+  }
+
+  @Override
+  public JsonNode forwarding(String queue) {
+    return call(() -> {
+      java.util.Optional<String> stored = existing(queue).admin().forwardingSpec();
+      if (stored.isEmpty()) {
+        return null;
+      }
+      try {
+        return (JsonNode) ForwardSpec.fromStored(stored.get()).toJson();
+      } catch (IllegalStateException unreadable) {
+        return (JsonNode) ForwardSpec.JSON.createObjectNode().put("error", unreadable.getMessage());
+      }
+    });
+  }
+
+  @Override
+  public void setForwarding(String queue, ForwardSpec spec) {
+    call(() -> {
+      delayq.queue(queue).admin().setForwardingSpec(spec == null ? null : spec.stored());
+      return null;
+    });
+  }
+
+  @Override
+  public AdoptionReport importSortedSet(String queue, SortedSetAdoption options) {
+    return call(() -> delayq.queue(queue).importSortedSet(options));
+  }
+
+  @Override
+  public SortedSetBridge adopt(String queue, SortedSetAdoption options) {
+    return call(() -> delayq.queue(queue).adopt(options));
   }
 
   @Override

@@ -4,7 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.delayq.AdoptionReport;
 import io.delayq.JobInfo;
+import io.delayq.SortedSetAdoption;
+import io.delayq.SortedSetBridge;
+import io.delayq.server.forward.ForwardSpec;
 import io.delayq.JobState;
 import io.delayq.QueueStats;
 import io.delayq.ScheduledJob;
@@ -163,6 +167,38 @@ final class HttpBackend implements Backend {
   @Override
   public QueueStats stats(String queue) {
     return queueStats(onQueue(queue, "GET", queuePath(queue), null, null));
+  }
+
+  @Override
+  public JsonNode forwarding(String queue) {
+    JsonNode forward = onQueue(queue, "GET", queuePath(queue), null, null).get("forward");
+    return forward == null || forward.isNull() ? null : forward;
+  }
+
+  @Override
+  public void setForwarding(String queue, ForwardSpec spec) {
+    com.fasterxml.jackson.databind.node.ObjectNode body = JSON.createObjectNode();
+    if (spec == null) {
+      body.putNull("forward");
+    } else {
+      body.set("forward", spec.toJson());
+    }
+    send("PUT", queuePath(queue), body, null);
+  }
+
+  @Override
+  public AdoptionReport importSortedSet(String queue, SortedSetAdoption options) {
+    throw adoptNeedsRedis();
+  }
+
+  @Override
+  public SortedSetBridge adopt(String queue, SortedSetAdoption options) {
+    throw adoptNeedsRedis();
+  }
+
+  private static CliException adoptNeedsRedis() {
+    return new CliException(ExitCodes.USAGE, "adopt works on the Redis that holds the sorted set: give --redis URL"
+        + " (or set REDIS_URL) instead of --server");
   }
 
   @Override

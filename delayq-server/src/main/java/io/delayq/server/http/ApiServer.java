@@ -1,6 +1,7 @@
 package io.delayq.server.http;
 
 import io.delayq.Delayq;
+import io.delayq.server.forward.ForwardSupervisor;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -96,7 +97,7 @@ public final class ApiServer {
   private volatile boolean draining;
   private Channel listener;
 
-  private ApiServer(Delayq delayq, HttpSettings settings, SslContext tls, int maxPartitions) {
+  private ApiServer(Delayq delayq, HttpSettings settings, SslContext tls, int maxPartitions, ForwardSupervisor forwarding) {
     this.settings = settings;
     this.tls = tls;
     this.auth = new BearerAuth(settings.token());
@@ -116,8 +117,8 @@ public final class ApiServer {
             Routes.table(
                 new JobEndpoints(queues, metrics),
                 new WorkerEndpoints(queues, metrics, longPolls),
-                new QueueEndpoints(queues, maxPartitions),
-                new SystemEndpoints(delayq, metrics, () -> draining)));
+                new QueueEndpoints(queues, maxPartitions, forwarding),
+                new SystemEndpoints(delayq, metrics, () -> draining, forwarding)));
   }
 
   /** Binds {@code bind:port} (port 0: a free one) with every limit at its default, and starts answering. */
@@ -131,7 +132,17 @@ public final class ApiServer {
    * @param maxPartitions most partitions a queue created or configured through the API may have
    */
   public static ApiServer start(Delayq delayq, HttpSettings settings, int maxPartitions) throws IOException {
-    ApiServer api = new ApiServer(delayq, settings, settings.tls() ? tlsContext(settings) : null, maxPartitions);
+    return start(delayq, settings, maxPartitions, null);
+  }
+
+  /**
+   * Binds the settings' address and starts answering; queues' {@code forward} settings are run by
+   * {@code forwarding} (null: the API stores them, and shows no status).
+   */
+  public static ApiServer start(Delayq delayq, HttpSettings settings, int maxPartitions, ForwardSupervisor forwarding)
+      throws IOException {
+    ApiServer api =
+        new ApiServer(delayq, settings, settings.tls() ? tlsContext(settings) : null, maxPartitions, forwarding);
     try {
       api.listen();
     } catch (IOException | RuntimeException e) {

@@ -12,14 +12,18 @@ import io.delayq.QueueConfigurationException;
 import io.delayq.RedisCommandException;
 import io.delayq.QueueDefaults;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalLong;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.delayq.server.forward.ForwardSpec;
+import io.delayq.server.forward.ForwardSupervisor;
 import java.util.Set;
 
 /** Queue-level calls: counts, settings, pause and resume, the dead-letter set, deletion. */
 final class QueueEndpoints {
   static final int MAX_PARTITIONS = 1024;
   static final int MAX_DEAD_LIMIT = 1000;
-  private static final Set<String> SETTINGS_FIELDS = Fields.names("partitions", "maxAttempts", "leaseMs");
+  private static final Set<String> SETTINGS_FIELDS = Fields.names("partitions", "maxAttempts", "leaseMs", "forward");
   private static final Set<String> DEAD_PARAMS = Fields.names("limit");
   static final int DEFAULT_LIST_LIMIT = 100;
   static final int MAX_LIST_LIMIT = 1000;
@@ -28,11 +32,40 @@ final class QueueEndpoints {
 
   private final Queues queues;
   private final int maxPartitions;
+  private final ForwardSupervisor forwarding;
 
-  /** @param maxPartitions most partitions a queue created or configured here may have ({@code --max-partitions}) */
-  QueueEndpoints(Queues queues, int maxPartitions) {
+  /**
+   * @param maxPartitions most partitions a queue created or configured here may have ({@code --max-partitions})
+   * @param forwarding runs the queues' forwarding in this server, or null
+   */
+  QueueEndpoints(Queues queues, int maxPartitions, ForwardSupervisor forwarding) {
     this.queues = queues;
     this.maxPartitions = maxPartitions;
+    this.forwarding = forwarding;
+  }
+
+  /** A queue's stats, with its forwarding and this server's forwarder's status when it has one. */
+  private ObjectNode stats(JobQueue queue) {
+    ObjectNode stats = Views.stats(queue.admin().stats());
+    Optional<String> stored = queue.admin().forwardingSpec();
+    if (stored.isPresent()) {
+      stats.set("forward", forwardView(queue.name(), stored.get()));
+    }
+    return stats;
+  }
+
+  private ObjectNode forwardView(String queue, String stored) {
+    ObjectNode view;
+    try {
+      view = ForwardSpec.fromStored(stored).toJson();
+    } catch (IllegalStateException unreadable) {
+      view = Json.object().put("error", unreadable.getMessage());
+    }
+    Optional<ForwardSupervisor.View> running = forwarding == null ? Optional.empty() : forwarding.view(queue);
+    if (running.isPresent() && running.get().status() != null) {
+      view.set("status", Views.forwarderStatus(running.get().status()));
+    }
+    return view;
   }
 
   /**
@@ -47,7 +80,7 @@ final class QueueEndpoints {
     for (String name : names.items()) {
       try {
         // why: a queue deleted since its name was read is left out, not shown as empty
-        queues.delayq().existingQueue(name).ifPresent(queue -> answer.add(Views.stats(queue.admin().stats())));
+        queues.delayq().existingQueue(name).ifPresent(queue -> answer.add(stats(queue)));
       } catch (RedisCommandException broken) {
         // why: one queue whose keys another program overwrote must not hide every other queue
         answer.add(Json.object().put("queue", name).put("error", broken.getMessage()));
@@ -63,13 +96,14 @@ final class QueueEndpoints {
 
   /** {@code GET /v1/queues/{queue}} → 200 stats, or 404. */
   Response get(Request request) {
-    return Response.ok(Views.stats(queues.existing(request.path("queue")).admin().stats()));
+    return Response.ok(stats(queues.existing(request.path("queue"))));
   }
 
   /**
-   * {@code PUT /v1/queues/{queue}} {@code {"partitions"?,"maxAttempts"?,"leaseMs"?}} → 200 the
-   * settings; creates the queue when new. A partition change is refused with 409 while the queue
-   * holds jobs.
+   * {@code PUT /v1/queues/{queue}} {@code {"partitions"?,"maxAttempts"?,"leaseMs"?,"forward"?}} → 200
+   * the settings; creates the queue when new. A partition change is refused with 409 while the queue
+   * holds jobs. {@code forward} (see {@link ForwardSpec}) makes every server instance forward the
+   * queue's due jobs there; {@code "forward": null} stops it; left out, it stays as it is.
    */
   Response put(Request request) throws Exception {
     String name = request.path("queue");
@@ -77,6 +111,9 @@ final class QueueEndpoints {
     OptionalLong partitions = fields.integer("partitions", 1, MAX_PARTITIONS);
     OptionalLong maxAttempts = fields.integer("maxAttempts", 1, JobRequests.MAX_ATTEMPTS);
     OptionalLong leaseMs = fields.integer("leaseMs", WorkerEndpoints.MIN_LEASE_MS, WorkerEndpoints.MAX_LEASE_MS);
+    // why: checked before anything is written, so a bad forward changes nothing else either
+    boolean forwardGiven = fields.present("forward");
+    ForwardSpec forward = fields.has("forward") ? ForwardSpec.fromJson(fields.raw("forward"), "forward") : null;
     if (partitions.isPresent() && partitions.getAsLong() > maxPartitions) {
       refuseOverCap(name, (int) partitions.getAsLong());
     }
@@ -91,7 +128,18 @@ final class QueueEndpoints {
                     maxAttempts.isPresent() ? (int) maxAttempts.getAsLong() : defaults.maxAttempts(),
                     leaseMs.isPresent() ? Duration.ofMillis(leaseMs.getAsLong()) : defaults.lease()));
       }
-      return Response.ok(Views.settings(name, queue.partitions(), defaults));
+      ObjectNode answer = Views.settings(name, queue.partitions(), defaults);
+      if (forwardGiven) {
+        queue.admin().setForwardingSpec(forward == null ? null : forward.stored());
+        if (forwarding != null) {
+          forwarding.refreshSoon(name);
+        }
+      }
+      Optional<String> stored = queue.admin().forwardingSpec();
+      if (stored.isPresent()) {
+        answer.set("forward", forwardView(name, stored.get()));
+      }
+      return Response.ok(answer);
     });
   }
 

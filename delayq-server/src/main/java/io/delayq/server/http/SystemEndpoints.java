@@ -1,6 +1,10 @@
 package io.delayq.server.http;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delayq.Delayq;
+import io.delayq.ForwarderStatus;
+import io.delayq.server.forward.ForwardSupervisor;
+import java.util.Map;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -21,11 +25,13 @@ final class SystemEndpoints {
   private final Delayq delayq;
   private final ServerMetrics metrics;
   private final BooleanSupplier draining;
+  private final ForwardSupervisor forwarding;
   /** The probe in flight, shared by concurrent health checks so a hung Redis is asked only once. */
   private final AtomicReference<CompletableFuture<Void>> probe = new AtomicReference<>();
   private byte[] openApi;
 
-  SystemEndpoints(Delayq delayq, ServerMetrics metrics, BooleanSupplier draining) {
+  SystemEndpoints(Delayq delayq, ServerMetrics metrics, BooleanSupplier draining, ForwardSupervisor forwarding) {
+    this.forwarding = forwarding;
     this.delayq = delayq;
     this.metrics = metrics;
     this.draining = draining;
@@ -47,7 +53,7 @@ final class SystemEndpoints {
     String problem;
     try {
       currentProbe().get(HEALTH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      return Response.ok(Json.object().put("status", "up").put("redis", "up"));
+      return Response.ok(withForwarding(Json.object().put("status", "up").put("redis", "up")));
     } catch (TimeoutException e) {
       problem = "Redis did not answer within " + HEALTH_TIMEOUT.toMillis() + " ms";
     } catch (ExecutionException e) {
@@ -57,6 +63,33 @@ final class SystemEndpoints {
       problem = "interrupted";
     }
     return Response.json(503, Json.object().put("status", "down").put("redis", "down").put("detail", problem));
+  }
+
+  /**
+   * Adds each forwarder that is not forwarding right now (a missing exchange, RabbitMQ away) with
+   * its state and last error. The status stays up: the API still serves, and the jobs wait in
+   * delayq; taking the server out of a load balancer would not bring the exchange back.
+   */
+  private ObjectNode withForwarding(ObjectNode health) {
+    if (forwarding == null) {
+      return health;
+    }
+    Map<String, ForwardSupervisor.View> views = forwarding.views();
+    ObjectNode problems = Json.object();
+    views.forEach((queue, view) -> {
+      ForwarderStatus status = view.status();
+      if (status != null && !status.isHealthy()) {
+        ObjectNode problem = problems.putObject(queue).put("state", status.state().name()).put("target", status.target());
+        if (status.lastError() != null) {
+          problem.put("lastError", status.lastError());
+        }
+      }
+    });
+    health.put("forwarders", views.size());
+    if (!problems.isEmpty()) {
+      health.set("forwardersNotRunning", problems);
+    }
+    return health;
   }
 
   private CompletableFuture<Void> currentProbe() {

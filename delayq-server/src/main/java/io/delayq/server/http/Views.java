@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delayq.JobInfo;
 import io.delayq.LeasedJob;
+import io.delayq.ForwarderStatus;
 import io.delayq.QueueDefaults;
 import io.delayq.QueueStats;
 import io.delayq.ScheduledJob;
@@ -74,6 +75,22 @@ final class Views {
         .put("expired", stats.expired())
         .put("dead", stats.dead())
         .put("paused", stats.paused());
+  }
+
+  /** A forwarder's status as this server sees it. */
+  static ObjectNode forwarderStatus(ForwarderStatus status) {
+    ObjectNode node = Json.object()
+        .put("state", status.state().name())
+        .put("target", status.target())
+        .put("forwarded", status.forwarded())
+        .put("deadLettered", status.deadLettered())
+        .put("retried", status.retried())
+        .put("inFlight", status.inFlight());
+    if (status.lastError() != null) {
+      node.put("lastError", status.lastError());
+      node.put("lastErrorAt", status.lastErrorAt() == null ? null : status.lastErrorAt().toString());
+    }
+    return node;
   }
 
   static ObjectNode settings(String queue, int partitions, QueueDefaults defaults) {

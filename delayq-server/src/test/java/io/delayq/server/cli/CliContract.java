@@ -175,6 +175,40 @@ abstract class CliContract {
   }
 
   @Test
+  void forwardSetsShowsAndRemovesAQueuesForwardingAndRefusesBadOptions() throws Exception {
+    delayqOk("enqueue", queue, "x", "--id", "a", "--delay", "1h");
+    assertThat(delayqOk("forward", queue).out()).contains("is not forwarded");
+
+    Cli.Result set = delayqOk("forward", queue, "--list", "ready-" + queue, "--format", "envelope");
+    assertThat(set.out()).contains("is forwarded").contains("ready-" + queue);
+    JsonNode shown = JSON.readTree(delayqOk("forward", queue).out());
+    assertThat(shown.path("type").asText()).isEqualTo("list");
+    assertThat(shown.path("list").asText()).isEqualTo("ready-" + queue);
+    assertThat(shown.path("format").asText()).isEqualTo("envelope");
+
+    delayqOk("forward", queue, "--rabbitmq-exchange", "orders", "--routing-key", "order.cancel");
+    shown = JSON.readTree(delayqOk("forward", queue).out());
+    assertThat(shown.path("type").asText()).isEqualTo("rabbitmq");
+    assertThat(shown.path("exchange").asText()).isEqualTo("orders");
+    assertThat(shown.path("routingKey").asText()).isEqualTo("order.cancel");
+
+    Cli.Result badFormat = delayq("forward", queue, "--list", "l", "--format", "xml");
+    assertExit(badFormat, 2);
+    assertThat(badFormat.err()).startsWith("delayq forward: --format").contains("raw");
+    Cli.Result emptyExchange = delayq("forward", queue, "--rabbitmq-exchange", "");
+    assertExit(emptyExchange, 2);
+    assertThat(emptyExchange.err()).startsWith("delayq forward: --rabbitmq-exchange");
+    Cli.Result both = delayq("forward", queue, "--list", "l", "--off");
+    assertThat(both.exitCode()).as("%s", both).isEqualTo(2);
+    // the refused calls changed nothing
+    assertThat(JSON.readTree(delayqOk("forward", queue).out()).path("exchange").asText()).isEqualTo("orders");
+
+    delayqOk("forward", queue, "--off");
+    assertThat(delayqOk("forward", queue).out()).contains("is not forwarded");
+    assertExit(delayq("forward", "no-such-" + queue), 3);
+  }
+
+  @Test
   void enqueueWithPartitionsCreatesTheQueueWithThatManyAndRefusesAnotherCount() {
     delayqOk("enqueue", queue, "x", "--id", "a", "--partitions", "4");
     assertThat(rowOf(delayqOk("stats", queue).outLines(), queue).split(" +")[1]).isEqualTo("4");

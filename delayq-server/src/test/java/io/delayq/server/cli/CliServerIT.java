@@ -190,4 +190,11 @@ class CliServerIT extends CliContract {
       throw new IllegalStateException(e);
     }
   }
+
+  @Test
+  void adoptNeedsTheRedisItself() {
+    Cli.Result refused = delayq("adopt", "legacy", "--queue", queue, "--once");
+    assertExit(refused, 2);
+    assertThat(refused.err()).contains("--redis");
+  }
 }

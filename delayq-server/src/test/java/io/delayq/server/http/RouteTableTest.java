@@ -16,8 +16,8 @@ class RouteTableTest {
       Routes.table(
           new JobEndpoints(null, null),
           new WorkerEndpoints(null, null, null),
-          new QueueEndpoints(null, 64),
-          new SystemEndpoints(null, null, () -> false));
+          new QueueEndpoints(null, 64, null),
+          new SystemEndpoints(null, null, () -> false, null));
 
   @Test
   void everyRouteIsInTheOpenApiDocumentWithItsMethod() throws Exception {
