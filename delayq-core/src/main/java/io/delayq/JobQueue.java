@@ -75,4 +75,17 @@ public interface JobQueue {
    * @since 0.2.0
    */
   QueueAdmin admin();
+
+  /**
+   * Starts forwarding this queue's due jobs to a Redis list, for consumers that read one ({@code
+   * BRPOP}, {@code BLMOVE}) instead of running a handler here. On a single Redis, and on a Redis
+   * Cluster for partitions in the list's hash slot, each job is moved by one atomic script: it is
+   * in the queue or in the list, never in neither and never in both. Elsewhere a job is leased,
+   * pushed, then acked: at least once, one duplicate possible when the forwarder dies between push
+   * and ack. {@link Forwarder#target()} says which mode runs. Jobs are never pushed before they
+   * are due, nor while the queue is paused. See docs/LIST-FORWARDING.md.
+   *
+   * @since 0.3.0
+   */
+  Forwarder forwardToList(ListForwarding options);
 }

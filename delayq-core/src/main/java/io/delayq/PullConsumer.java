@@ -106,6 +106,33 @@ public interface PullConsumer {
   }
 
   /**
+   * Like {@link #release(String, long)}, but the job is due again only after {@code dueIn}
+   * (zero: at once), still without counting the attempt. For a holder that could not pass the job
+   * on through no fault of the job (a broker that is down, a target that is misconfigured): the
+   * attempt is kept for failures of the job itself, and the delay keeps the holder from claiming
+   * the same jobs again at once while its target is unusable.
+   *
+   * @param dueIn how long from now, by the Redis clock, until the job is due; zero or more and
+   *     within the longest delay a schedule takes
+   * @return false when this delivery no longer held the job (its lease ended, or it was settled)
+   * @throws InvalidRequestException when {@code dueIn} is null, negative or too long
+   * @since 0.3.0
+   */
+  boolean release(String id, long token, Duration dueIn);
+
+  /**
+   * Sends the job of this delivery to the dead-letter set now, whatever attempts it has left, with
+   * {@code reason} as its last error: for a job that can never be done (a message that no
+   * RabbitMQ queue is bound for, a payload no handler can read), where retrying would only use up
+   * attempts and delay the operator's look. {@link QueueAdmin#requeueDead} brings it back.
+   *
+   * @param reason why, kept with the job as its last error (at most 2,000 characters are kept)
+   * @throws LeaseExpiredException when this delivery no longer holds the job
+   * @since 0.3.0
+   */
+  void bury(String id, long token, String reason);
+
+  /**
    * One delivery to settle with {@link #settleAll}: an ack, or a nack with its retry delay and
    * error. Made with {@link #ack(String, long)} or {@link #nack(String, long, Duration, String)};
    * the id is checked here, by the rule every call applies.

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayq.testing.TestRedis;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -103,5 +104,79 @@ class FencingIT {
       await().atMost(Duration.ofSeconds(5)).until(() -> queue.get("w").isEmpty());
     }
     assertThatThrownBy(() -> pull.ack(held)).isInstanceOf(LeaseExpiredException.class);
+  }
+
+  @Test
+  void aReleaseWithADelayKeepsTheAttemptAndTheJobScheduledUntilThen() {
+    queue.schedule(JobRequest.of("x").withId("later"));
+    LeasedJob first = pull.claim(1, Duration.ofSeconds(30)).get(0);
+    Instant before = Instant.now();
+    assertThat(pull.release(first.id(), first.token(), Duration.ofSeconds(2))).isTrue();
+
+    JobInfo info = queue.get("later").orElseThrow();
+    assertThat(info.state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(info.runAt()).isAfter(before.plusMillis(1_500)).isBefore(before.plusSeconds(4));
+    assertThat(pull.claim(1, Duration.ofSeconds(30))).as("not due before its delay").isEmpty();
+    assertThat(pull.release(first.id(), first.token(), Duration.ZERO)).as("the delivery is gone").isFalse();
+
+    LeasedJob second = pull.claim(1, Duration.ofSeconds(30), Duration.ofSeconds(5)).get(0);
+    assertThat(Instant.now()).isAfter(before.plusMillis(1_500));
+    assertThat(second.attempt()).as("a release does not count the attempt").isEqualTo(1);
+    assertThat(second.token()).isNotEqualTo(first.token());
+    assertThatThrownBy(() -> pull.ack(first)).isInstanceOf(LeaseExpiredException.class);
+    pull.ack(second);
+  }
+
+  @Test
+  void aReleaseWithoutADelayIsDueAtOnceLikeThePlainRelease() {
+    queue.schedule(JobRequest.of("x").withId("now"));
+    LeasedJob first = pull.claim(1, Duration.ofSeconds(30)).get(0);
+    assertThat(pull.release(first.id(), first.token(), Duration.ZERO)).isTrue();
+    LeasedJob second = pull.claim(1, Duration.ofSeconds(30)).get(0);
+    assertThat(second.attempt()).isEqualTo(1);
+    pull.ack(second);
+  }
+
+  @Test
+  void aReleaseDelayIsCheckedLikeAnyDelayAndNothingChangesWhenItIsWrong() {
+    queue.schedule(JobRequest.of("x").withId("bad"));
+    LeasedJob held = pull.claim(1, Duration.ofSeconds(30)).get(0);
+    assertThatThrownBy(() -> pull.release(held.id(), held.token(), Duration.ofMillis(-1)))
+        .isInstanceOf(InvalidRequestException.class).hasMessageStartingWith("dueIn: is negative");
+    assertThatThrownBy(() -> pull.release(held.id(), held.token(), Duration.ofDays(365L * 1000 + 1)))
+        .isInstanceOf(InvalidRequestException.class).hasMessageStartingWith("dueIn: of ").hasMessageContaining("longer than the limit");
+    assertThatThrownBy(() -> pull.release(held.id(), held.token(), null))
+        .isInstanceOf(InvalidRequestException.class).hasMessageStartingWith("dueIn: is null");
+    assertThat(queue.get("bad").orElseThrow().state()).isEqualTo(JobState.ACTIVE);
+    pull.ack(held);
+  }
+
+  @Test
+  void aBuriedJobIsDeadAtOnceWithItsReasonWhateverAttemptsItHasLeft() {
+    queue.schedule(JobRequest.of("x").withId("grave").withMaxAttempts(5));
+    LeasedJob held = pull.claim(1, Duration.ofSeconds(30)).get(0);
+    pull.bury(held.id(), held.token(), "unroutable: no queue bound");
+
+    JobInfo info = queue.get("grave").orElseThrow();
+    assertThat(info.state()).isEqualTo(JobState.DEAD);
+    assertThat(info.lastError()).isEqualTo("unroutable: no queue bound");
+    assertThat(queue.admin().deadJobs(10)).extracting(JobInfo::id).containsExactly("grave");
+    assertThatThrownBy(() -> pull.ack(held)).isInstanceOf(LeaseExpiredException.class);
+    assertThatThrownBy(() -> pull.bury(held.id(), held.token(), "again"))
+        .isInstanceOf(LeaseExpiredException.class).hasMessageContaining("token " + held.token());
+    assertThat(queue.admin().requeueDead("grave")).isTrue();
+    assertThat(pull.claim(1, Duration.ofSeconds(30))).hasSize(1);
+  }
+
+  @Test
+  void aBuryFromADeliveryThatNoLongerHoldsTheJobIsRefusedAndLeavesItAlone() {
+    queue.schedule(JobRequest.of("x").withId("moved"));
+    LeasedJob first = pull.claim(1, Duration.ofSeconds(30)).get(0);
+    pull.release(first);
+    LeasedJob second = pull.claim(1, Duration.ofSeconds(30)).get(0);
+    assertThatThrownBy(() -> pull.bury(first.id(), first.token(), "stale"))
+        .isInstanceOf(LeaseExpiredException.class);
+    assertThat(queue.get("moved").orElseThrow().state()).isEqualTo(JobState.ACTIVE);
+    pull.ack(second);
   }
 }

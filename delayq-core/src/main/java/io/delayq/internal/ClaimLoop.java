@@ -54,6 +54,7 @@ final class ClaimLoop implements WakeListener, Runnable {
   private final int partitionCount;
   private final IntSupplier room;
   private final Consumer<List<Delivery>> dispatch;
+  private final Round round;
   private final Waiter waiter = new Waiter();
   private final Random random;
   /** Per partition: the local time at which to claim next. */
@@ -79,8 +80,25 @@ final class ClaimLoop implements WakeListener, Runnable {
   private volatile long pausedUntil;
   private volatile boolean paused;
 
+  /**
+   * One round of calls to the partitions whose time has come; {@link ClaimRound#run} for workers.
+   * A forwarder plugs in its own (a script that moves due jobs instead of leasing them), and so
+   * shares this loop's sleeping, waking, sweeping and backing off.
+   */
+  interface Round {
+    ClaimRound.Result run(int[] partitions, int[] shares, long deadlineNanos);
+  }
+
   ClaimLoop(Settling settling, WorkerOptions options, Ticker ticker, Random random, IntSupplier room,
       Consumer<List<Delivery>> dispatch) {
+    this(settling, options, ticker, random, room, dispatch,
+        (partitions, shares, deadline) ->
+            ClaimRound.run(settling, partitions, shares, options.lease().toMillis(), deadline, ticker));
+  }
+
+  ClaimLoop(Settling settling, WorkerOptions options, Ticker ticker, Random random, IntSupplier room,
+      Consumer<List<Delivery>> dispatch, Round round) {
+    this.round = round;
     this.settling = settling;
     this.options = options;
     this.ticker = ticker;
@@ -237,8 +255,7 @@ final class ClaimLoop implements WakeListener, Runnable {
       int[] partitions = due.stream().mapToInt(Integer::intValue).toArray();
       int[] shares = new int[partitions.length];
       Arrays.fill(shares, share);
-      ClaimRound.Result result =
-          ClaimRound.run(settling, partitions, shares, options.lease().toMillis(), deadline, ticker);
+      ClaimRound.Result result = round.run(partitions, shares, deadline);
       for (ClaimRound.Reply reply : result.replies()) {
         claimed(reply);
       }

@@ -62,6 +62,7 @@ public final class DelayqClient implements AutoCloseable {
   private final LinkWatchdog linkWatchdog;
   private final QueueRegistry registry = new QueueRegistry(this);
   private final List<WorkerPool> pools = new CopyOnWriteArrayList<>();
+  private final List<ListForwarder> forwarders = new CopyOnWriteArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean closing = new AtomicBoolean();
 
@@ -354,6 +355,14 @@ public final class DelayqClient implements AutoCloseable {
     pools.remove(pool);
   }
 
+  void register(ListForwarder forwarder) {
+    forwarders.add(forwarder);
+  }
+
+  void unregister(ListForwarder forwarder) {
+    forwarders.remove(forwarder);
+  }
+
   public boolean isClosed() {
     return closed.get();
   }
@@ -369,6 +378,10 @@ public final class DelayqClient implements AutoCloseable {
   public void close() {
     if (closing.getAndSet(true)) {
       return;
+    }
+    // why: first, so that nothing a forwarder still pushes waits on a connection closed below
+    for (ListForwarder forwarder : List.copyOf(forwarders)) {
+      forwarder.close();
     }
     List<WorkerPool> open = List.copyOf(pools);
     List<Thread> closers = new ArrayList<>();

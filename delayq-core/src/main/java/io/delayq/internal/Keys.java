@@ -124,4 +124,18 @@ public final class Keys {
       return keys.clone();
     }
   }
+
+  /**
+   * A Redis list a forwarder pushes due jobs to: the user's own key, exactly as named. It is not
+   * delayq's and carries no prefix; on a Redis Cluster a name with the partition's hash tag (see
+   * {@link #partitionTag}) puts it in that partition's slot.
+   */
+  public static byte[] forwardList(String name) {
+    return bytes(name);
+  }
+
+  /** The hash tag all keys of a partition share, braces included: {@code {dq:<queue>:<partition>}}. */
+  public static String partitionTag(String queue, int partition) {
+    return "{" + PREFIX + ":" + queue + ":" + partition + "}";
+  }
 }

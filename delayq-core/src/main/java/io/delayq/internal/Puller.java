@@ -232,4 +232,28 @@ final class Puller implements PullConsumer {
     queue.checkOpen("release");
     return settling.single(settling.releaseAll(queue.partitionOf(id), List.of(new Settling.Held(id, token))), id, token);
   }
+
+  @Override
+  public boolean release(String id, long token, Duration dueIn) {
+    Rules.checkJobId(id);
+    if (dueIn == null) {
+      throw new InvalidRequestException("dueIn", "is null; use Duration.ZERO for 'due at once'");
+    }
+    long dueInMillis;
+    try {
+      dueInMillis = Rules.delayMillis(dueIn);
+    } catch (InvalidRequestException e) {
+      throw new InvalidRequestException("dueIn", e.getMessage().substring(e.field().length() + 2));
+    }
+    queue.checkOpen("release");
+    return settling.single(
+        settling.releaseAll(queue.partitionOf(id), List.of(new Settling.Held(id, token)), dueInMillis), id, token);
+  }
+
+  @Override
+  public void bury(String id, long token, String reason) {
+    Rules.checkJobId(id);
+    queue.checkOpen("bury");
+    queue.await(settling.nack(id, token, 0, true, reason), id, token);
+  }
 }

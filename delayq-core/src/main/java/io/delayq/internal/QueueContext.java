@@ -76,6 +76,19 @@ final class QueueContext {
 
   /** Runs {@code script} on partition {@code p} with the shared arguments and then {@code own}. */
   <T> CompletableFuture<T> run(ScriptRunner runner, Script script, int p, byte[]... own) {
+    return runWithKey(runner, script, p, null, own);
+  }
+
+  /**
+   * As {@link #run}, with {@code extraKey} (when not null) after the partition's keys; on a Redis
+   * Cluster it must be in the partition's slot.
+   */
+  <T> CompletableFuture<T> runWithKey(ScriptRunner runner, Script script, int p, byte[] extraKey, byte[]... own) {
+    byte[][] keys = partition(p).keys();
+    if (extraKey != null) {
+      keys = java.util.Arrays.copyOf(keys, keys.length + 1);
+      keys[keys.length - 1] = extraKey;
+    }
     byte[][] args = new byte[SHARED_ARGS + own.length][];
     args[0] = ServerTime.IN_SCRIPT;
     args[1] = wakeChannel;
@@ -85,7 +98,7 @@ final class QueueContext {
     args[5] = window;
     args[6] = doneCap;
     System.arraycopy(own, 0, args, SHARED_ARGS, own.length);
-    return runner.run(script, partition(p).keys(), args);
+    return runner.run(script, keys, args);
   }
 
   /** Waits for a caller's synchronous call and maps its failure. */

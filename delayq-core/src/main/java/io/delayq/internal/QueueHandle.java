@@ -1,10 +1,12 @@
 package io.delayq.internal;
 
+import io.delayq.Forwarder;
 import io.delayq.InvalidRequestException;
 import io.delayq.JobHandler;
 import io.delayq.JobInfo;
 import io.delayq.JobQueue;
 import io.delayq.JobRequest;
+import io.delayq.ListForwarding;
 import io.delayq.PullConsumer;
 import io.delayq.QueueAdmin;
 import io.delayq.ScheduledJob;
@@ -95,6 +97,15 @@ final class QueueHandle implements JobQueue {
   @Override
   public QueueAdmin admin() {
     return operating;
+  }
+
+  @Override
+  public Forwarder forwardToList(ListForwarding options) {
+    if (options == null) {
+      throw new InvalidRequestException("options", "is null; pass ListForwarding.toList(\"<list>\").build()");
+    }
+    context.checkOpen("forwardToList");
+    return ListForwarder.start(context.client, settling, options);
   }
 
   @Override

@@ -59,9 +59,18 @@ final class Settling {
     });
   }
 
-  /** Hands many deliveries of one partition back uncounted; 1 (released) or 0 (no longer held) each. */
+  /** Hands many deliveries of one partition back uncounted, due at once; 1 (released) or 0 (no longer held) each. */
   CompletableFuture<List<Long>> releaseAll(int p, List<Held> held) {
-    return queue.<List<Long>>run(runner(), Script.RELEASE, p, pairs(held)).thenApply(done -> {
+    return releaseAll(p, held, 0);
+  }
+
+  /** As {@link #releaseAll(int, List)}, the jobs due again after {@code dueInMillis}. */
+  CompletableFuture<List<Long>> releaseAll(int p, List<Held> held, long dueInMillis) {
+    byte[][] pairs = pairs(held);
+    byte[][] args = new byte[pairs.length + 1][];
+    args[0] = QueueContext.number(dueInMillis);
+    System.arraycopy(pairs, 0, args, 1, pairs.length);
+    return queue.<List<Long>>run(runner(), Script.RELEASE, p, args).thenApply(done -> {
       queue.meters().released(ones(done));
       return done;
     });
