@@ -88,4 +88,33 @@ public interface JobQueue {
    * @since 0.3.0
    */
   Forwarder forwardToList(ListForwarding options);
+
+  /**
+   * Starts moving the members of a hand-rolled sorted-set delay queue into this queue, in the
+   * background, until the bridge is closed: its producers need not change, and its old consumers
+   * may keep running meanwhile (each member goes to them or to delayq, never both). The source is
+   * checked first (its type, its units when detected, that it is not one of delayq's keys), and a
+   * source that cannot be moved safely fails the call here.
+   *
+   * @throws InvalidRequestException when the source is not a sorted set or its scores are of both
+   *     units (or of neither, see {@link SortedSetAdoption.ScoreUnit#DETECT})
+   * @throws QueueConfigurationException on a Redis Cluster where the source and this queue's keys
+   *     are in different slots: one script cannot move a member atomically between them
+   * @since 0.3.0
+   */
+  SortedSetBridge adopt(SortedSetAdoption options);
+
+  /**
+   * Moves the members of a hand-rolled sorted-set delay queue into this queue now, in bounded
+   * batches, and returns what it did: every member with {@link SortedSetAdoption.Mode#ALL} (future
+   * ones still run at their time), the due ones with {@link SortedSetAdoption.Mode#DUE}. It passes
+   * over the source until a pass finds nothing to move, at most ten times, so that producers
+   * still writing cannot keep it going; {@link AdoptionReport#remaining()} says what is left.
+   *
+   * @throws InvalidRequestException as {@link #adopt}; a batch refused midway leaves the members
+   *     moved before it in delayq and the rest in the source
+   * @throws QueueConfigurationException as {@link #adopt}
+   * @since 0.3.0
+   */
+  AdoptionReport importSortedSet(SortedSetAdoption options);
 }

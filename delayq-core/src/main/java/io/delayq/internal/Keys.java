@@ -138,4 +138,29 @@ public final class Keys {
   public static String partitionTag(String queue, int partition) {
     return "{" + PREFIX + ":" + queue + ":" + partition + "}";
   }
+
+  /**
+   * Whether {@code key} is, or is shaped like, a key delayq writes itself: a queue's settings, a
+   * partition key of any queue, the queue registry or the time probe. Another program's key may
+   * still share a queue's hash tag (that is how it lands in the queue's cluster slot).
+   */
+  public static boolean isDelayqKey(String key) {
+    if (key.equals(registry()) || key.equals(timeProbe())) {
+      return true;
+    }
+    int close = key.indexOf('}');
+    if (!key.startsWith("{" + PREFIX + ":") || close < 0) {
+      return false;
+    }
+    String rest = key.substring(close + 1);
+    if (rest.equals(":settings")) {
+      return true;
+    }
+    for (byte[] suffix : PARTITION_KEY_SUFFIXES) {
+      if (rest.equals(new String(suffix, StandardCharsets.UTF_8))) {
+        return true;
+      }
+    }
+    return false;
+  }
 }

@@ -101,6 +101,24 @@ final class QueueContext {
     return runner.run(script, keys, args);
   }
 
+  /**
+   * Runs {@code script} on keys of several partitions at once ({@code lua/adopt.lua}), with the
+   * shared arguments and then {@code own}; the script says which partition each key belongs to.
+   * Only valid where all the keys are in one slot.
+   */
+  <T> CompletableFuture<T> runAcross(ScriptRunner runner, Script script, byte[][] keys, byte[]... own) {
+    byte[][] args = new byte[SHARED_ARGS + own.length][];
+    args[0] = ServerTime.IN_SCRIPT;
+    args[1] = wakeChannel;
+    args[2] = number(-1);
+    args[3] = deadCap;
+    args[4] = deadAge;
+    args[5] = window;
+    args[6] = doneCap;
+    System.arraycopy(own, 0, args, SHARED_ARGS, own.length);
+    return runner.run(script, keys, args);
+  }
+
   /** Waits for a caller's synchronous call and maps its failure. */
   <T> T await(CompletableFuture<T> future, String id) {
     return client.await(future, name, id, 0);

@@ -1,6 +1,7 @@
 package io.delayq.internal;
 
 import io.delayq.Forwarder;
+import io.delayq.AdoptionReport;
 import io.delayq.InvalidRequestException;
 import io.delayq.JobHandler;
 import io.delayq.JobInfo;
@@ -10,6 +11,8 @@ import io.delayq.ListForwarding;
 import io.delayq.PullConsumer;
 import io.delayq.QueueAdmin;
 import io.delayq.ScheduledJob;
+import io.delayq.SortedSetAdoption;
+import io.delayq.SortedSetBridge;
 import io.delayq.WorkerOptions;
 import io.delayq.Workers;
 import java.time.Duration;
@@ -106,6 +109,20 @@ final class QueueHandle implements JobQueue {
     }
     context.checkOpen("forwardToList");
     return ListForwarder.start(context.client, settling, options);
+  }
+
+  @Override
+  public SortedSetBridge adopt(SortedSetAdoption options) {
+    Objects.requireNonNull(options, "options");
+    context.checkOpen("adopt");
+    return AdoptionBridge.start(Adoption.open(context, options), context.client.settings().commandTimeout());
+  }
+
+  @Override
+  public AdoptionReport importSortedSet(SortedSetAdoption options) {
+    Objects.requireNonNull(options, "options");
+    context.checkOpen("importSortedSet");
+    return Adoption.open(context, options).importAll();
   }
 
   @Override

@@ -32,7 +32,8 @@ public enum Script {
   LIST_JOBS("list-jobs.lua", ScriptOutputType.MULTI),
   HOLD_FOR_DELETE("hold-for-delete.lua", ScriptOutputType.MULTI),
   PURGE("purge.lua", ScriptOutputType.MULTI),
-  FORWARD_LIST("forward-list.lua", ScriptOutputType.MULTI);
+  FORWARD_LIST("forward-list.lua", ScriptOutputType.MULTI),
+  ADOPT("adopt.lua", ScriptOutputType.MULTI);
 
   private final String fileName;
   private final ScriptOutputType outputType;

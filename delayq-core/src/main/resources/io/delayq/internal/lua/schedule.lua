@@ -16,6 +16,7 @@
 -- @include lease
 -- @include recover
 -- @include done
+-- @include wake
 local now_ms
 local function now()
   now_ms = now_ms or math.floor(redis_now_us() / 1000)
@@ -103,10 +104,5 @@ for i = FIRST_ARG, #ARGV, 5 do
   end
 end
 
--- Wake sleeping workers only when this call put a job at the head of the partition: a steady stream
--- of jobs behind the head publishes nothing.
-local head = redis.call('ZRANGE', SCHEDULED, 0, 0, 'WITHSCORES')
-if head[1] and placed[head[1]] then
-  redis.call('PUBLISH', WAKE_CHANNEL, PARTITION .. ':' .. head[2])
-end
+wake_if_placed_at_head(placed)
 return out

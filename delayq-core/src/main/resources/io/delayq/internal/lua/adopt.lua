@@ -1,0 +1,71 @@
+-- adopt: moves members of another program's sorted-set delay queue (score = due time, member =
+-- payload) into jobs of this queue. A member becomes a job only when this script's own ZREM removed
+-- it: a consumer of the old set that removed it first keeps it, so every member goes to exactly one
+-- side, as between two consumers of the old set. One call covers several partitions, so it is only
+-- valid where every key is in one slot (a single Redis; the Java side checks).
+--
+-- KEYS: the 11 keys of each partition the call touches, in the order of _keys.lua, one partition
+-- after the other; then the source set, last.
+-- ARGV[1..7]: see _keys.lua (ARGV[3], the partition, is given per group below instead).
+-- ARGV[8] number of partition groups G; ARGV[9 .. 8 + 2G] each group's partition number and job
+-- count; then, group after group, four values per job: member, job id, record header, due ms.
+--
+-- Returns one integer per job, in order: 1 created; 0 merged (a scheduled job already has that id,
+-- and stays as it is, as DuplicatePolicy.KEEP would keep it); -1 gone (another consumer removed the
+-- member first); -2 held back (a job with that id is running or dead: the member stays in the
+-- source, to be moved once that job is gone, since a member added again after the first was
+-- taken is a new event in the old queue).
+-- @include keys
+-- @include wake
+local SOURCE = KEYS[#KEYS]
+
+-- why: every key this call writes is checked before the first write. Redis does not undo the
+-- writes of a script that fails halfway, and a member removed from the source whose job could
+-- not be written would be lost.
+local function check_type(key, want, what)
+  local t = redis.call('TYPE', key)['ok']
+  if t ~= 'none' and t ~= want then
+    error(redis.error_reply('DQ_WRONGTYPE ' .. what .. ' holds a ' .. t .. ', not a ' .. want))
+  end
+end
+check_type(SOURCE, 'zset', 'source')
+local groups = tonumber(ARGV[FIRST_ARG])
+for g = 1, groups do
+  local base = 11 * (g - 1)
+  check_type(KEYS[base + 1], 'zset', 'scheduled')
+  check_type(KEYS[base + 2], 'zset', 'active')
+  check_type(KEYS[base + 3], 'hash', 'jobs')
+end
+
+local out = {}
+local at = FIRST_ARG + 1 + 2 * groups
+for g = 1, groups do
+  local base = 11 * (g - 1)
+  -- why: the shared helpers read these locals of _keys.lua, so pointing them at the group's
+  -- partition makes them work on it
+  SCHEDULED, ACTIVE, JOBS = KEYS[base + 1], KEYS[base + 2], KEYS[base + 3]
+  PARTITION = ARGV[FIRST_ARG + 2 * g - 1]
+  local count = tonumber(ARGV[FIRST_ARG + 2 * g])
+  local placed = {}
+  for _ = 1, count do
+    local member, id, header, due_ms = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
+    at = at + 4
+    local result
+    local known = redis.call('HEXISTS', JOBS, id) == 1
+    if known and not redis.call('ZSCORE', SCHEDULED, id) then
+      result = -2
+    elseif redis.call('ZREM', SOURCE, member) == 0 then
+      result = -1
+    elseif known then
+      result = 0
+    else
+      redis.call('HSET', JOBS, id, header .. member)
+      redis.call('ZADD', SCHEDULED, due_ms, id)
+      placed[id] = true
+      result = 1
+    end
+    out[#out + 1] = result
+  end
+  wake_if_placed_at_head(placed)
+end
+return out
