@@ -16,6 +16,8 @@ final class Bench {
   /** The delayq-server.jar the HTTP scenario runs, or {@code null} for {@link BenchServer#defaultJar()}. */
   final Path serverJar;
   final Results results = new Results();
+  /** The broker of the RabbitMQ scenario, an {@code amqp://} URL. */
+  String rabbitmqUrl = RabbitScenario.DEFAULT_URL;
   private final PrintStream out;
   private final long startNanos = System.nanoTime();
   private final Map<String, Double> bulkRates = new ConcurrentHashMap<>();

@@ -32,7 +32,9 @@ import java.util.Set;
  * --only=NAME[,NAME...]} runs only those {@link Scenario}s (e.g. {@code --only=http}) and writes a
  * report of just their sections, without targets or plots, into a new temp dir unless {@code --out}
  * is given; {@code --server-jar=PATH} is the {@code delayq-server.jar} the HTTP scenario runs
- * (default: {@code delayq-server/target/delayq-server.jar} of the checkout the bench was built in).
+ * (default: {@code delayq-server/target/delayq-server.jar} of the checkout the bench was built in);
+ * {@code --rabbitmq=URL} is the broker of the RabbitMQ scenario ({@link RabbitScenario}; default
+ * {@code amqp://guest:guest@127.0.0.1:5672}), which alone runs with {@code --only=rabbitmq}.
  *
  * <p>It starts its own {@code redis-server} on a free port (the machine's, when it is Redis 7 or
  * later, else the one bundled with delayq-embedded), with no persistence and {@code
@@ -52,7 +54,8 @@ public final class BenchMain {
       + Scenario.names(EnumSet.allOf(Scenario.class)) + "; the report then has just their sections, and goes to a"
       + " temp dir unless --out is given\n"
       + "  --server-jar=PATH  the delayq-server.jar of the http scenario (default: delayq-server/target/"
-      + "delayq-server.jar of this checkout)";
+      + "delayq-server.jar of this checkout)\n"
+      + "  --rabbitmq=URL     the broker of the rabbitmq scenario (default: " + RabbitScenario.DEFAULT_URL + ")";
 
   private BenchMain() {}
 
@@ -104,6 +107,7 @@ public final class BenchMain {
       String version = redis.version();
       out.printf("Redis %s at %s: %s (%s)%n", version, redis.uri(), redis.binaryChoice(), redis.binary());
       Bench bench = new Bench(settings, redis, options.serverJar(), out);
+      bench.rabbitmqUrl = options.rabbitmq();
       Results results = new Benchmark(bench, options.scenarios()).run();
       RunInfo info = new RunInfo(date, settings, options.scenarios(), machine, version, redis.binary(),
           redis.binaryChoice(), (System.nanoTime() - start) / 1e9);
@@ -146,14 +150,16 @@ public final class BenchMain {
    *
    * @param scenarios the scenarios to run: all of them unless {@code --only} names some
    * @param serverJar the delayq-server.jar of the http scenario, or {@code null} for the default
+   * @param rabbitmq the broker of the rabbitmq scenario, an {@code amqp://} URL
    */
-  record Options(boolean quick, Path out, boolean help, Set<Scenario> scenarios, Path serverJar) {
+  record Options(boolean quick, Path out, boolean help, Set<Scenario> scenarios, Path serverJar, String rabbitmq) {
     static Options parse(String[] args) {
       boolean quick = false;
       boolean help = false;
       Path out = null;
       Set<Scenario> scenarios = EnumSet.allOf(Scenario.class);
       Path serverJar = null;
+      String rabbitmq = RabbitScenario.DEFAULT_URL;
       for (String arg : args) {
         if (arg.equals("--quick")) {
           quick = true;
@@ -165,11 +171,13 @@ public final class BenchMain {
           scenarios = Scenario.parseList(arg.substring("--only=".length()));
         } else if (arg.startsWith("--server-jar=") && arg.length() > "--server-jar=".length()) {
           serverJar = Path.of(arg.substring("--server-jar=".length())).toAbsolutePath();
+        } else if (arg.startsWith("--rabbitmq=") && arg.length() > "--rabbitmq=".length()) {
+          rabbitmq = arg.substring("--rabbitmq=".length());
         } else {
           throw new UsageException("unknown argument '" + arg + "'");
         }
       }
-      return new Options(quick, out, help, scenarios, serverJar);
+      return new Options(quick, out, help, scenarios, serverJar, rabbitmq);
     }
   }
 }

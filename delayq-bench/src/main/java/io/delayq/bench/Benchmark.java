@@ -125,6 +125,16 @@ final class Benchmark {
         throw new IllegalStateException("interrupted during the http scenario", e);
       }
     }
+    if (runs(Scenario.RABBITMQ)) {
+      bench.log("rabbitmq: RabbitForwarder against a bare amqp-client publisher with async confirms, window %d, at %s",
+          RabbitScenario.WINDOW, RabbitScenario.redacted(bench.rabbitmqUrl));
+      try {
+        RabbitScenario.run(bench);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted during the rabbitmq scenario", e);
+      }
+    }
     return results;
   }
 

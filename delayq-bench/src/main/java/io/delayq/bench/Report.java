@@ -40,6 +40,7 @@ final class Report {
   static final String WHERE_THE_TIME_GOES = "## Where the time goes";
   static final String DURABLE = "## Durable schedules (WAIT for a replica)";
   static final String HTTP = "## HTTP API (delayq-server)";
+  static final String RABBITMQ = "## RabbitMQ forwarding (publisher confirms)";
   /** Most ids one of a partition's two idempotency sets holds (see {@code Delayq.Builder#idempotencyWindow}). */
   private static final long IDS_PER_SET_CAP = 1_000_000;
   /** Ratios of the cluster to the single node within this band read as "about the same". */
@@ -88,6 +89,7 @@ final class Report {
     section(Scenario.CLUSTER, this::cluster);
     section(Scenario.DURABLE, this::durable);
     section(Scenario.HTTP, this::http);
+    section(Scenario.RABBITMQ, this::rabbitmq);
     if (info.complete()) {
       plots(plots);
       whereTheTimeGoes();
@@ -725,6 +727,39 @@ final class Report {
         + " a cluster gives when each master has a machine (or at least a core) of its own, where each serves only"
         + " its share of a queue's writes and claims; it shows what the cluster costs at equal hardware (routing,"
         + " a connection per master, replication) and that delayq's partitions do spread over the masters.";
+  }
+
+  private void rabbitmq() {
+    line(RABBITMQ);
+    line();
+    Results.RabbitResult bare = Results.find(r.rabbitmq, x -> x.publisher().equals(RabbitScenario.BARE)).orElse(null);
+    Results.RabbitResult fwd = Results.find(r.rabbitmq, x -> x.publisher().equals(RabbitScenario.FORWARDER)).orElse(null);
+    Results.RabbitResult any = fwd != null ? fwd : bare;
+    line("delayq-rabbitmq's `RabbitForwarder` against a bare amqp-client publisher, both on the same broker in the"
+        + " same run, each publishing " + (any == null ? Fmt.NONE : Fmt.count(any.messages())) + " persistent "
+        + Job.PAYLOAD_BYTES + "-byte messages with `mandatory`, a messageId and four headers to a fresh durable"
+        + " queue through the default exchange, with asynchronous publisher confirms and a window of "
+        + (any == null ? Fmt.NONE : Fmt.count(any.window())) + " unconfirmed messages. The bare publisher is the"
+        + " ceiling: it only publishes and counts confirms. The forwarder's jobs are all due when it starts; it"
+        + " claims them from delayq with a lease, publishes them, and acks them in delayq in batches once"
+        + " confirmed: its clock stops when the last job is recorded as done. Each after an untimed warm-up;"
+        + " the queue is then drained and counted by messageId.");
+    line();
+    row("publisher", "messages/s", "lost", "duplicates", "note");
+    line("|---|---:|---:|---:|---|");
+    for (Results.RabbitResult x : new Results.RabbitResult[] {bare, fwd}) {
+      if (x != null) {
+        Optional<Integrity> integrity = Optional.ofNullable(x.integrity());
+        row(x.publisher(), Fmt.rate(x.perSecond()), lost(integrity), duplicates(integrity), x.note());
+      }
+    }
+    line();
+    if (bare != null && fwd != null && Double.isFinite(bare.perSecond()) && Double.isFinite(fwd.perSecond())) {
+      line("**Finding.** Forwarder/bare: " + Fmt.ratio(fwd.perSecond() / bare.perSecond()) + " ("
+          + Fmt.rate(fwd.perSecond()) + " against " + Fmt.rate(bare.perSecond()) + " messages/s): what claiming"
+          + " from delayq and recording each confirmed job there costs on top of publishing with confirms.");
+      line();
+    }
   }
 
   private void durable() {

@@ -24,6 +24,19 @@ public final class Results {
   final List<ClusterResult> cluster = new ArrayList<>();
   final List<DurableResult> durable = new ArrayList<>();
   final List<HttpResult> http = new ArrayList<>();
+  final List<RabbitResult> rabbitmq = new ArrayList<>();
+
+  /**
+   * One publisher of the RabbitMQ scenario: the same messages, the same window of unconfirmed
+   * publishes, to a fresh queue.
+   *
+   * @param publisher {@link RabbitScenario#FORWARDER} or {@link RabbitScenario#BARE}
+   * @param perSecond messages confirmed per second (for the forwarder: also recorded as done in
+   *     delayq), NaN when not run
+   * @param integrity what the queue received, counted by messageId
+   */
+  record RabbitResult(String publisher, int messages, int window, double perSecond, Integrity integrity,
+      String note) {}
 
   /**
    * One contender's enqueue runs.

@@ -8,7 +8,7 @@ import java.util.stream.Collectors;
 
 /** The benchmark's scenarios, in the order a run goes through them, by the names {@code --only} takes. */
 enum Scenario {
-  CEILING, ENQUEUE, DRAIN, STEADY, IDLE, MEMORY, IDEMPOTENCY, BACKLOG, PARTITIONS, CLUSTER, DURABLE, HTTP;
+  CEILING, ENQUEUE, DRAIN, STEADY, IDLE, MEMORY, IDEMPOTENCY, BACKLOG, PARTITIONS, CLUSTER, DURABLE, HTTP, RABBITMQ;
 
   /** The scenarios with a row per contender, which share the contenders' warm-up. */
   static final Set<Scenario> CONTENDER_TABLES = EnumSet.of(ENQUEUE, DRAIN, STEADY, IDLE, MEMORY, BACKLOG, PARTITIONS);

@@ -20,6 +20,10 @@ final class Summary {
           r.partitionsPerMaster().isEmpty() ? "" : "; partitions per master " + r.partitionsPerMaster(),
           note(r.note()));
     }
+    if (result instanceof Results.RabbitResult r) {
+      return String.format(Locale.ROOT, "%s: %s messages/s%s%s", r.publisher(), Fmt.rate(r.perSecond()),
+          integrity(r.integrity()), note(r.note()));
+    }
     if (result instanceof Results.DurableResult r) {
       return String.format(Locale.ROOT, "one at a time %s jobs/s, scheduleAll %s jobs/s%s%s",
           Fmt.rate(r.onePerSecond()), Fmt.rate(r.bulkPerSecond()), integrity(r.integrity()), note(r.note()));

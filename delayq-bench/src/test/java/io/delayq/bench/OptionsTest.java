@@ -22,7 +22,7 @@ class OptionsTest {
     assertThatThrownBy(() -> BenchMain.Options.parse(new String[] {"--only=htp"}))
         .isInstanceOf(BenchMain.UsageException.class)
         .hasMessage("--only: 'htp' is not a scenario; name one or more of ceiling,enqueue,drain,steady,idle,memory,"
-            + "idempotency,backlog,partitions,cluster,durable,http, comma-separated");
+            + "idempotency,backlog,partitions,cluster,durable,http,rabbitmq, comma-separated");
     assertThatThrownBy(() -> BenchMain.Options.parse(new String[] {"--only="}))
         .isInstanceOf(BenchMain.UsageException.class).hasMessageStartingWith("--only: '' is not a scenario");
   }

@@ -543,6 +543,10 @@ public final class RabbitForwarder implements Forwarder {
         return new Problem(State.RETRYING, "cannot connect to the broker at " + factory.getHost() + ":"
             + factory.getPort() + ": " + t.getMessage());
       }
+      if (t instanceof java.net.SocketException || t instanceof java.io.EOFException) {
+        return new Problem(State.RETRYING, "lost the connection to the broker at " + factory.getHost() + ":"
+            + factory.getPort() + ": " + t);
+      }
       t = t.getCause();
     }
     return new Problem(State.RETRYING, "the broker failed: " + e);
