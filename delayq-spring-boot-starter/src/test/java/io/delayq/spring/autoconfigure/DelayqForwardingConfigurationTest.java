@@ -1,6 +1,7 @@
 package io.delayq.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delayq.ListForwarding;
 import io.delayq.SortedSetAdoption;
@@ -9,6 +10,14 @@ import io.delayq.spring.TestRedisUrl;
 import io.delayq.spring.internal.forward.ForwardingLifecycle;
 import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -39,6 +48,26 @@ class DelayqForwardingConfigurationTest {
       assertThat(analysis.getDescription()).contains(description);
       assertThat(analysis.getAction()).contains(action);
     };
+  }
+
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class App {}
+
+  @Test
+  @ExtendWith(OutputCaptureExtension.class)
+  void aRealApplicationEndsWithBootsReportNamingTheProperty(CapturedOutput output) {
+    SpringApplication application = new SpringApplication(App.class);
+    application.setWebApplicationType(WebApplicationType.NONE);
+    assertThatThrownBy(() -> application.run("--delayq.redis.url=" + TestRedisUrl.get(),
+        "--delayq.forward.list.orders.list=execute_queue", "--delayq.forward.list.orders.format=xml"))
+        .isInstanceOf(BeanCreationException.class);
+
+    assertThat(output.toString())
+        .contains("APPLICATION FAILED TO START")
+        .containsPattern("Description:\\s+The value of delayq.forward.list.orders.format is not valid")
+        .containsPattern("Action:\\s+Change delayq.forward.list.orders.format")
+        .doesNotContain("\tat io.delayq");
   }
 
   @Test
