@@ -208,6 +208,22 @@ class DelayqForwardingConfigurationTest {
     assertThat(adopt.getPollInterval()).isEqualTo(core.pollInterval());
   }
 
+  @Test
+  void aForwardedQueueWithAListenerIsRefusedOnceTheListenersAreKnown() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(DelayqAutoConfiguration.class, DelayqPayloadAutoConfiguration.class,
+            DelayqListenerAutoConfiguration.class, DelayqForwardingAutoConfiguration.class))
+        .withPropertyValues("delayq.redis.url=" + TestRedisUrl.get(), "delayq.forward.list.orders-fwd.list=execute_queue")
+        .withBean(OrdersListener.class)
+        .run(failsWith("Queue 'orders-fwd' has both a forwarder (delayq.forward.list.orders-fwd.*) and listener",
+            "Remove delayq.forward.list.orders-fwd.* or the listener"));
+  }
+
+  static class OrdersListener {
+    @io.delayq.spring.listener.DelayqListener(queue = "orders-fwd")
+    void on(String payload) {}
+  }
+
   @Configuration(proxyBeanMethods = false)
   static class OwnFactory {
     @Bean

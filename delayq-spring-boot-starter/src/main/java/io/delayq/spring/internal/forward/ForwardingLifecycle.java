@@ -14,8 +14,8 @@ import org.springframework.context.SmartLifecycle;
 /**
  * The forwarders and adoption bridges made from {@code delayq.forward.*} and {@code delayq.adopt.*},
  * and their part in the context's lifecycle: started once the context is refreshed (bridges first,
- * so that the first forward already sees adopted jobs), closed when it closes, in the listeners'
- * phase, so before the delayq client bean, which this bean depends on, is closed.
+ * so that the first forward already sees adopted jobs), closed when it closes, next to the
+ * listeners' phase, so before the delayq client bean, which this bean depends on, is closed.
  *
  * <p>Every setting was checked when this bean was made; what only a running Redis or broker can
  * refuse (a source that is not a sorted set) fails {@link #start()}, and so the start of the
@@ -94,10 +94,14 @@ public final class ForwardingLifecycle implements SmartLifecycle, DisposableBean
     return running;
   }
 
-  /** The listeners' phase: forwarders, like listeners, drain queues, and start late and stop early. */
+  /**
+   * Just below the listeners' phase: forwarders, like listeners, drain queues, and start late and
+   * stop early; one below, so that the check that no listener shares a forwarded queue runs before
+   * any listener has started to take its jobs.
+   */
   @Override
   public int getPhase() {
-    return DelayqListenerRegistry.PHASE;
+    return DelayqListenerRegistry.PHASE - 1;
   }
 
   /** In case the lifecycle never stopped them (a refresh that failed after they started). */
