@@ -14,7 +14,6 @@ import io.delayq.spring.listener.DelayqListenerRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -186,15 +185,14 @@ public class DelayqForwardingAutoConfiguration {
       return;
     }
     for (DelayqListenerContainer container : listeners.containers()) {
-      for (Map.Entry<String, ?> e : List.<Map<String, ?>>of(forward.getRabbitmq(), forward.getList()).stream()
-          .flatMap(m -> m.entrySet().stream()).toList()) {
-        if (e.getKey().equals(container.queue())) {
-          String group = forward.getRabbitmq().containsKey(e.getKey()) ? "delayq.forward.rabbitmq" : "delayq.forward.list";
-          throw new DelayqStartupException(
-              "Queue '" + container.queue() + "' has both a forwarder (" + prefix(group, e.getKey()) + ".*) and "
-                  + container + ": the two would take each other's jobs at random.",
-              "Remove " + prefix(group, e.getKey()) + ".* or the listener, or give one of them another queue.", null);
-        }
+      String queue = container.queue();
+      String group = forward.getRabbitmq().containsKey(queue) ? "delayq.forward.rabbitmq"
+          : forward.getList().containsKey(queue) ? "delayq.forward.list" : null;
+      if (group != null) {
+        throw new DelayqStartupException(
+            "Queue '" + queue + "' has both a forwarder (" + prefix(group, queue) + ".*) and " + container
+                + ": the two would take each other's jobs at random.",
+            "Remove " + prefix(group, queue) + ".* or the listener, or give one of them another queue.", null);
       }
     }
   }
