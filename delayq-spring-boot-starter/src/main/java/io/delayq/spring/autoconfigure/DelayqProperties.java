@@ -382,6 +382,8 @@ public class DelayqProperties {
    * Due jobs handed to another system instead of a handler here, one forwarder per queue: {@code
    * rabbitmq} (needs io.delayq:delayq-rabbitmq) or {@code list}. A queue is forwarded to one target
    * at most.
+   *
+   * @since 0.3.0
    */
   public static class Forward {
     /**
@@ -419,6 +421,8 @@ public class DelayqProperties {
   /**
    * One queue forwarded to RabbitMQ. Each job becomes a persistent message whose messageId is the
    * job id; it leaves delayq once the broker confirmed it (at least once).
+   *
+   * @since 0.3.0
    */
   public static class Rabbit {
     /** Exchange the jobs are published to; required, and it must exist on the broker. */
@@ -480,7 +484,11 @@ public class DelayqProperties {
     }
   }
 
-  /** One queue forwarded to a Redis list on delayq's Redis (see docs/LIST-FORWARDING.md). */
+  /**
+   * One queue forwarded to a Redis list on delayq's Redis (see docs/LIST-FORWARDING.md).
+   *
+   * @since 0.3.0
+   */
   public static class RedisList {
     /** Key of the Redis list the due jobs are pushed onto; required. */
     private String list;
@@ -545,6 +553,8 @@ public class DelayqProperties {
    * One hand-rolled sorted set taken over. Exactly one of id-field and id-from-member-hash names
    * how members become job ids: the choice decides which members count as the same job, and
    * cannot be changed once jobs were adopted without adopting some members twice.
+   *
+   * @since 0.3.0
    */
   public static class Adopt {
     /** Key of the sorted set the old producers ZADD to; required. */
