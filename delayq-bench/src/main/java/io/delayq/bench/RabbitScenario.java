@@ -41,6 +41,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class RabbitScenario {
   static final String DEFAULT_URL = "amqp://guest:guest@127.0.0.1:5672";
+  static final String COMMAND =
+      "mvn -q -DskipTests package && java -jar delayq-bench/target/delayq-bench.jar --only=rabbitmq"
+          + " [--rabbitmq=amqp://user:pass@host:5672]";
   static final String FORWARDER = "delayq RabbitForwarder";
   static final String BARE = "bare amqp-client publisher (ceiling)";
   /** Unconfirmed messages at most, for both publishers: the forwarder's default. */
@@ -64,12 +67,13 @@ final class RabbitScenario {
 
   static void run(Bench bench) throws InterruptedException {
     int n = messages(bench.settings);
+    bench.results.rabbitmqUrl = bench.rabbitmqUrl;
     ConnectionFactory factory = new ConnectionFactory();
     try {
       factory.setUri(bench.rabbitmqUrl);
       factory.setConnectionTimeout(5_000);
       try (Connection probe = factory.newConnection("delayq-bench-probe")) {
-        probe.getServerProperties();
+        bench.results.rabbitmqVersion = String.valueOf(probe.getServerProperties().get("version"));
       }
     } catch (Exception e) {
       String why = "not run: RabbitMQ at " + redacted(bench.rabbitmqUrl) + " is not reachable (" + Benchmark.brief(e)

@@ -743,7 +743,11 @@ final class Report {
         + " ceiling: it only publishes and counts confirms. The forwarder's jobs are all due when it starts; it"
         + " claims them from delayq with a lease, publishes them, and acks them in delayq in batches once"
         + " confirmed: its clock stops when the last job is recorded as done. Each after an untimed warm-up;"
-        + " the queue is then drained and counted by messageId.");
+        + " the queue is then drained and counted by messageId. Broker: " + (any == null ? Fmt.NONE
+        : "`" + RabbitScenario.redacted(r.rabbitmqUrl) + "` (RabbitMQ " + r.rabbitmqVersion + ")") + ". Run this section alone (the report goes to a"
+        + " temp dir) with:");
+    line();
+    line("    " + RabbitScenario.COMMAND);
     line();
     row("publisher", "messages/s", "lost", "duplicates", "note");
     line("|---|---:|---:|---:|---|");

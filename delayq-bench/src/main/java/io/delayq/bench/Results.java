@@ -25,6 +25,9 @@ public final class Results {
   final List<DurableResult> durable = new ArrayList<>();
   final List<HttpResult> http = new ArrayList<>();
   final List<RabbitResult> rabbitmq = new ArrayList<>();
+  /** The broker of the RabbitMQ scenario and its version, once it ran. */
+  String rabbitmqUrl;
+  String rabbitmqVersion;
 
   /**
    * One publisher of the RabbitMQ scenario: the same messages, the same window of unconfirmed

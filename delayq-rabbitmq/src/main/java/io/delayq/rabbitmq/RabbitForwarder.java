@@ -23,7 +23,6 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -209,7 +208,8 @@ public final class RabbitForwarder implements Forwarder {
   /**
    * Stops claiming, waits up to the confirm timeout for the confirms still owed, hands back every
    * job whose message stays unconfirmed (due at once, uncounted), records what was confirmed, and
-   * closes the connection it opened. Idempotent.
+   * closes the connection it opened. Bounded: a publish the broker blocks is cut off by aborting
+   * the connection, and recording gets at most 30 s more. Idempotent.
    */
   @Override
   public void close() {
@@ -218,20 +218,33 @@ public final class RabbitForwarder implements Forwarder {
     }
     closeSignal.countDown();
     if (forwarderThread != null) {
-      join(forwarderThread);
+      // why: a publish blocked by the broker (a resource alarm) holds the thread; aborting the
+      // connection frees it, and its unconfirmed jobs are handed back like any lost connection's
+      if (!join(forwarderThread, confirmTimeout.plusSeconds(2))) {
+        Session s = session;
+        if (s != null) {
+          s.connection.abort(1000);
+        }
+        join(forwarderThread, Duration.ofSeconds(5));
+      }
       settlerStop = true;
-      join(settlerThread);
+      if (!join(settlerThread, Duration.ofSeconds(30))) {
+        log.warn("the forwarder of queue '{}' closed before it could record every outcome in delayq; the jobs"
+            + " concerned are forwarded again when their leases end", queue.name());
+      }
     }
     synchronized (stateLock) {
       state = State.CLOSED;
     }
   }
 
-  private static void join(Thread t) {
+  /** Waits up to {@code max} for {@code t} to end; whether it did. */
+  private static boolean join(Thread t, Duration max) {
+    long deadline = System.nanoTime() + max.toNanos();
     boolean interrupted = false;
-    while (t.isAlive()) {
+    while (t.isAlive() && System.nanoTime() < deadline) {
       try {
-        t.join();
+        t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
       } catch (InterruptedException e) {
         interrupted = true;
       }
@@ -239,6 +252,7 @@ public final class RabbitForwarder implements Forwarder {
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
+    return !t.isAlive();
   }
 
   // ---- the claim-and-publish loop -------------------------------------------------------------
@@ -315,16 +329,24 @@ public final class RabbitForwarder implements Forwarder {
 
   private int acquireWindow() {
     int n = window.drainPermits();
-    if (n == 0) {
-      try {
+    int batch = Math.min(MAX_CLAIM, Math.max(1, maxInFlight / 4));
+    try {
+      if (n == 0) {
         if (!window.tryAcquire(100, TimeUnit.MILLISECONDS)) {
           return 0;
         }
-      } catch (InterruptedException e) {
-        return 0;
+        n = 1 + window.drainPermits();
       }
-      n = 1 + window.drainPermits();
+      // why: with messages in flight, the window frees a few slots at a time; claiming each few
+      // alone costs a Redis round trip per handful of jobs, so wait briefly for a batch's worth
+      if (n < batch && n < maxInFlight && window.tryAcquire(batch - n, 5, TimeUnit.MILLISECONDS)) {
+        n = batch;
+      }
+    } catch (InterruptedException e) {
+      window.release(n);
+      return 0;
     }
+    n += window.drainPermits();
     if (n > MAX_CLAIM) {
       window.release(n - MAX_CLAIM);
       n = MAX_CLAIM;
@@ -764,6 +786,9 @@ public final class RabbitForwarder implements Forwarder {
 
     void confirmed(long seq, boolean multiple, boolean ack) {
       confirmedAny = true;
+      if (ack && state == State.RETRYING && failure == null) {
+        running();
+      }
       if (multiple) {
         var head = unconfirmed.headMap(seq, true);
         for (Long k : new ArrayList<>(head.keySet())) {
@@ -785,7 +810,10 @@ public final class RabbitForwarder implements Forwarder {
       }
       byId.remove(p.job.id(), p);
       if (!ack) {
-        noteError("the broker refused (basic.nack) the message of job '" + p.job.id() + "'");
+        // why: no job id in the message, so that a run of nacks is logged once, not once per job
+        failed(new Problem(State.RETRYING, "the broker refused messages to " + p.route
+            + " (basic.nack: a queue full with overflow reject-publish, or a broker error); their jobs are handed"
+            + " back and tried again"));
         outcomes.add(new Release(p.job, backoff.delayAfter(1, ThreadLocalRandom.current())));
       } else if (p.returned != null) {
         outcomes.add(new Bury(p.job, p.returned));

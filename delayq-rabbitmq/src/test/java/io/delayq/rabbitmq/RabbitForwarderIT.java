@@ -145,6 +145,30 @@ class RabbitForwarderIT {
   }
 
   @Test
+  void jobsTheBrokerNacksAreHandedBackUncountedAndDeliveredOnceItTakesThem() throws Exception {
+    TestRabbit.Sink sink = closeLater(new TestRabbit.Sink("nacked"));
+    String refusing = sink.bindRefusingQueue();
+    for (int i = 0; i < 10; i++) {
+      queue.schedule(JobRequest.of("x").withId("n" + i).withMaxAttempts(1));
+    }
+    RabbitForwarder f = closeLater(forwarder(sink).start());
+
+    await().atMost(Duration.ofSeconds(15)).until(() -> f.status().retried() >= 10);
+    assertThat(f.status().lastError()).contains("basic.nack");
+    assertThat(f.status().state()).isEqualTo(State.RETRYING);
+    assertThat(f.status().forwarded()).as("nothing acked in delayq for a nacked message").isZero();
+    QueueStats stats = queue.admin().stats();
+    assertThat(stats.dead()).as("a nack does not use up the job's only attempt").isZero();
+    assertThat(stats.scheduled() + stats.active()).isEqualTo(10);
+
+    sink.unbind(refusing);
+    await().atMost(Duration.ofSeconds(20)).until(() -> sink.distinct() == 10);
+    await().atMost(Duration.ofSeconds(10)).until(() -> empty(queue.admin().stats()));
+    assertThat(sink.properties.get("n0").getHeaders().get("x-delayq-attempt")).as("still the first attempt").isEqualTo(1);
+    assertThat(f.status().state()).isEqualTo(State.RUNNING);
+  }
+
+  @Test
   void aPerJobRouteOverridesTheDefaultAndNullKeepsIt() throws Exception {
     TestRabbit.Sink sink = closeLater(new TestRabbit.Sink("default"));
     sink.bind("vip");

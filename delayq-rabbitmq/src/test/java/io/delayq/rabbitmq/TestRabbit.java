@@ -80,9 +80,16 @@ final class TestRabbit {
     final String queue = "dq-test-q-" + UUID.randomUUID().toString().substring(0, 8);
     final String key;
     final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
+    /**
+     * Deliveries per messageId that the broker did not flag as redelivered: one per publish. A
+     * consumer's ack lost with its connection makes the broker deliver a message again, flagged;
+     * that is the broker's own at-least-once, not a second publish.
+     */
+    final Map<String, AtomicInteger> firstDeliveries = new ConcurrentHashMap<>();
     final Map<String, AMQP.BasicProperties> properties = new ConcurrentHashMap<>();
     final Map<String, byte[]> bodies = new ConcurrentHashMap<>();
     final List<String> arrivals = new CopyOnWriteArrayList<>();
+    private final List<String> extraQueues = new CopyOnWriteArrayList<>();
     private final Connection connection;
     private final Channel channel;
 
@@ -109,6 +116,9 @@ final class TestRabbit {
             throws IOException {
           String id = props.getMessageId();
           counts.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+          if (!envelope.isRedeliver()) {
+            firstDeliveries.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+          }
           properties.put(id, props);
           bodies.put(id, body);
           arrivals.add(id);
@@ -126,6 +136,22 @@ final class TestRabbit {
       channel.queueBind(queue, exchange, routingKey);
     }
 
+    /**
+     * Binds, beside the sink's queue, a queue that refuses every message ({@code x-max-length} 0,
+     * {@code x-overflow reject-publish}): the broker then answers each publish with basic.nack.
+     */
+    String bindRefusingQueue() throws IOException {
+      String refusing = queue + "-refuse";
+      channel.queueDeclare(refusing, true, false, false, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
+      channel.queueBind(refusing, exchange, key);
+      extraQueues.add(refusing);
+      return refusing;
+    }
+
+    void unbind(String other) throws IOException {
+      channel.queueUnbind(other, exchange, key);
+    }
+
     int distinct() {
       return counts.size();
     }
@@ -134,10 +160,18 @@ final class TestRabbit {
       return counts.values().stream().mapToLong(c -> c.get() - 1).sum();
     }
 
+    /** Publishes beyond the first of a message id, as far as the first deliveries show. */
+    long republished() {
+      return firstDeliveries.values().stream().mapToLong(c -> Math.max(0, c.get() - 1)).sum();
+    }
+
     @Override
     public void close() throws Exception {
       try {
         channel.queueDelete(queue);
+        for (String other : extraQueues) {
+          channel.queueDelete(other);
+        }
         channel.exchangeDelete(exchange);
       } finally {
         connection.close();
