@@ -186,9 +186,10 @@ public final class ListForwarding {
     }
 
     /**
-     * Always lease, push, then ack, even where one atomic script could move the job: for a list
-     * that some other mechanism (a proxy, a module) must see written by a plain command. At least
-     * once instead of exactly once.
+     * Always lease, push, then ack, even where one atomic script could move the job: the list is
+     * then written by a plain {@code LPUSH} outside the script, as on a cluster with the list in
+     * another slot (to try that behaviour on a single Redis, or for a proxy that routes scripts
+     * and list commands differently). At least once instead of exactly once.
      */
     public Builder twoStep() {
       this.twoStep = true;

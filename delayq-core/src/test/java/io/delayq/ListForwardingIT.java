@@ -24,7 +24,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -72,16 +71,11 @@ class ListForwardingIT {
     Random random = new Random(7);
     List<JobRequest> requests = new ArrayList<>(total);
     for (int i = 0; i < total; i++) {
-      requests.add(JobRequest.of("job-" + i).withId("job-" + i).withDelay(Duration.ofMillis(random.nextInt(3_000))));
+      requests.add(JobRequest.of("job-" + i).withId("job-" + i).withDelay(Duration.ofMillis(random.nextInt(4_000))));
     }
-    Map<String, Long> dueAt = new HashMap<>();
-    for (ScheduledJob job : queue.scheduleAll(requests)) {
-      dueAt.put(job.id(), job.runAt().toEpochMilli());
-    }
-    // The consumer pops and reads the server's clock in one script: a job pushed before its due
-    // time would be popped before it, since the consumer waits at the list all along.
-    Map<String, Integer> seen = new ConcurrentHashMap<>();
-    List<String> early = new CopyOnWriteArrayList<>();
+    // The consumer pops and reads the server's clock in one script, waiting at the list all along:
+    // a job pushed before its due time would be popped before it.
+    List<String[]> pops = new CopyOnWriteArrayList<>();
     AtomicBoolean stop = new AtomicBoolean();
     Thread consumer = new Thread(() -> {
       try (StatefulRedisConnection<String, String> c = raw.connect()) {
@@ -93,18 +87,19 @@ class ListForwardingIT {
             java.util.concurrent.locks.LockSupport.parkNanos(200_000);
             continue;
           }
-          String payload = got.get(0);
-          seen.merge(payload, 1, Integer::sum);
-          if (Long.parseLong(got.get(1)) < dueAt.get(payload)) {
-            early.add(payload + " popped at " + got.get(1) + ", due " + dueAt.get(payload));
-          }
+          pops.add(new String[] {got.get(0), got.get(1)});
         }
       }
     }, "test-consumer");
     consumer.start();
+    Map<String, Long> dueAt = new HashMap<>();
     try (Forwarder forwarder = queue.forwardToList(ListForwarding.toList(list).build())) {
       assertThat(forwarder.target()).isEqualTo("redis-list:" + list + " (atomic, raw)");
-      await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == total);
+      // Scheduled while the forwarder runs, so that most jobs come due under its eyes.
+      for (ScheduledJob job : queue.scheduleAll(requests)) {
+        dueAt.put(job.id(), job.runAt().toEpochMilli());
+      }
+      await().atMost(Duration.ofSeconds(60)).until(() -> pops.size() >= total);
       assertThat(forwarder.status().forwarded()).isEqualTo(total);
       assertThat(forwarder.status().state()).isEqualTo(ForwarderStatus.State.RUNNING);
       assertThat(forwarder.status().inFlight()).isZero();
@@ -112,8 +107,25 @@ class ListForwardingIT {
       stop.set(true);
       consumer.join();
     }
+    Map<String, Integer> seen = new HashMap<>();
+    List<String> early = new ArrayList<>();
+    long firstDue = dueAt.values().stream().mapToLong(Long::longValue).min().orElseThrow();
+    long lateAfterStart = 0;
+    for (String[] popped : pops) {
+      seen.merge(popped[0], 1, Integer::sum);
+      long at = Long.parseLong(popped[1]);
+      long due = dueAt.get(popped[0]);
+      if (at < due) {
+        early.add(popped[0] + " popped at " + at + ", due " + due);
+      }
+      if (due > firstDue + 1_000) {
+        lateAfterStart++;
+      }
+    }
+    assertThat(seen).hasSize(total);
     assertThat(seen.values()).allSatisfy(n -> assertThat(n).isEqualTo(1));
     assertThat(early).isEmpty();
+    assertThat(lateAfterStart).as("jobs that came due while the forwarder ran").isGreaterThan(total / 2);
     assertThat(redis.llen(list)).isZero();
     QueueStats stats = queue.admin().stats();
     assertThat(stats.scheduled()).isZero();
@@ -446,6 +458,41 @@ class ListForwardingIT {
       await().atMost(Duration.ofSeconds(5)).until(() -> forwarder.status().state() == ForwarderStatus.State.RUNNING);
     }
     assertThat(forwarder.status().state()).isEqualTo(ForwarderStatus.State.CLOSED);
+  }
+
+  /** Records as other versions write them, put in place by hand: each is read as a claim reads it. */
+  @Test
+  void everyRecordVersionIsUnwrappedAndAnUnreadableOneGoesDeadWithItsReason() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("fwd-records"));
+    String list = uniqueList("records");
+    Keys.Partition keys = Keys.partition(queue.name(), 0);
+    String scheduled = new String(keys.scheduled(), StandardCharsets.UTF_8);
+    String jobs = new String(keys.jobs(), StandardCharsets.UTF_8);
+    Map<String, String> records = Map.of(
+        "v1", "1|5|1700000000000|from 0.1",
+        "v2", "2|k|5|1700000000000|kept|with|bars",
+        "v3", "3|r|5|1700000000000j|traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01|{\"traced\":true}",
+        "bad", "9|what is this");
+    long past = System.currentTimeMillis() - 1_000;
+    records.forEach((id, record) -> {
+      redis.hset(jobs, id, record);
+      redis.zadd(scheduled, past, id);
+    });
+    try (Forwarder forwarder =
+        queue.forwardToList(ListForwarding.toList(list).format(ListForwarding.Format.ENVELOPE).build())) {
+      await().atMost(Duration.ofSeconds(5)).until(() -> redis.llen(list) == 3);
+      await().atMost(Duration.ofSeconds(5)).until(() -> forwarder.status().deadLettered() == 1);
+      assertThat(forwarder.status().forwarded()).isEqualTo(3);
+    }
+    assertThat(redis.lrange(list, 0, -1)).containsExactlyInAnyOrder(
+        "{\"id\":\"v1\",\"attempt\":1,\"dueAt\":" + past + ",\"payload\":\"from 0.1\"}",
+        "{\"id\":\"v2\",\"attempt\":1,\"dueAt\":" + past + ",\"payload\":\"kept|with|bars\"}",
+        "{\"id\":\"v3\",\"attempt\":1,\"dueAt\":" + past + ",\"payload\":{\"traced\":true}}");
+    assertThat(queue.admin().stats().dead()).isEqualTo(1);
+    assertThat(redis.zscore(new String(keys.dead(), StandardCharsets.UTF_8), "bad")).isNotNull();
+    assertThat(redis.zcard(scheduled)).isZero();
+    assertThat(redis.hget(new String(Keys.partition(queue.name(), 0).all()[4], StandardCharsets.UTF_8), "bad"))
+        .contains("cannot be decoded");
   }
 
   @Test

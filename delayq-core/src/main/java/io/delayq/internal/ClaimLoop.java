@@ -55,6 +55,8 @@ final class ClaimLoop implements WakeListener, Runnable {
   private final IntSupplier room;
   private final Consumer<List<Delivery>> dispatch;
   private final Round round;
+  /** Who claims, for log lines: "workers", or a forwarder's name. */
+  private final String role;
   private final Waiter waiter = new Waiter();
   private final Random random;
   /** Per partition: the local time at which to claim next. */
@@ -93,12 +95,14 @@ final class ClaimLoop implements WakeListener, Runnable {
       Consumer<List<Delivery>> dispatch) {
     this(settling, options, ticker, random, room, dispatch,
         (partitions, shares, deadline) ->
-            ClaimRound.run(settling, partitions, shares, options.lease().toMillis(), deadline, ticker));
+            ClaimRound.run(settling, partitions, shares, options.lease().toMillis(), deadline, ticker),
+        "workers");
   }
 
   ClaimLoop(Settling settling, WorkerOptions options, Ticker ticker, Random random, IntSupplier room,
-      Consumer<List<Delivery>> dispatch, Round round) {
+      Consumer<List<Delivery>> dispatch, Round round, String role) {
     this.round = round;
+    this.role = role;
     this.settling = settling;
     this.options = options;
     this.ticker = ticker;
@@ -190,7 +194,7 @@ final class ClaimLoop implements WakeListener, Runnable {
         claimDuePartitions(start, free);
         start = (start + 1) % partitionCount;
         if (failures > 0) {
-          log.info("Redis answers again; workers of queue '{}' resume", settling.queueName());
+          log.info("Redis answers again; {} of queue '{}' resume", role, settling.queueName());
           failures = 0;
         }
         if (running && room.getAsInt() > 0) {
@@ -203,8 +207,8 @@ final class ClaimLoop implements WakeListener, Runnable {
         failures++;
         long backoff = Math.min(MAX_ERROR_BACKOFF_MILLIS, 100L << Math.min(failures - 1, 6));
         if (failures == 1) {
-          log.warn("workers of queue '{}' cannot claim; retrying every ≤{} ms until Redis answers: {}",
-              settling.queueName(), MAX_ERROR_BACKOFF_MILLIS, Errors.unwrap(t).toString());
+          log.warn("{} of queue '{}' cannot claim; retrying every ≤{} ms until Redis answers: {}",
+              role, settling.queueName(), MAX_ERROR_BACKOFF_MILLIS, Errors.unwrap(t).toString());
         } else {
           log.debug("claim failed again ({} in a row): {}", failures, Errors.unwrap(t).toString());
         }

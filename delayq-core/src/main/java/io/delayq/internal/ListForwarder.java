@@ -99,7 +99,7 @@ final class ListForwarder implements Forwarder {
     // loop never holds any between rounds and may always ask every due partition for a full batch
     int room = options.batch() * partitions;
     this.loop = new ClaimLoop(settling, loopOptions, Ticker.SYSTEM, new Random(), () -> closed.get() ? 0 : room,
-        this::pushAndAck, this::round);
+        this::pushAndAck, this::round, "the list forwarder");
     this.thread = new Thread(loop, "delayq-forwarder-" + queue.name);
     thread.setDaemon(true);
   }
