@@ -96,8 +96,8 @@ public interface JobQueue {
    * checked first (its type, its units when detected, that it is not one of delayq's keys), and a
    * source that cannot be moved safely fails the call here.
    *
-   * @throws InvalidRequestException when the source is not a sorted set or its scores are of both
-   *     units (or of neither, see {@link SortedSetAdoption.ScoreUnit#DETECT})
+   * @throws InvalidRequestException when the source is not a sorted set, or when {@link
+   *     SortedSetAdoption.ScoreUnit#DETECT} finds scores of both units or of no clear unit
    * @throws QueueConfigurationException on a Redis Cluster where the source and this queue's keys
    *     are in different slots: one script cannot move a member atomically between them
    * @since 0.3.0

@@ -52,6 +52,7 @@ final class Adoption {
   private final AtomicLong taken = new AtomicLong();
   private final AtomicLong hashed = new AtomicLong();
   private volatile ScoreUnit unit;
+  private volatile boolean stopped;
   private volatile PassEnd lastPass = new PassEnd(0, 0, null, 0);
 
   /** What the last pass left in the source. */
@@ -89,6 +90,11 @@ final class Adoption {
 
   SortedSetAdoption options() {
     return options;
+  }
+
+  /** Ends the pass under way after its current batch: a bridge being closed need not wait for a backlog. */
+  void stop() {
+    stopped = true;
   }
 
   /** Passes until one removes nothing from the source, at most {@link #MAX_IMPORT_PASSES}. */
@@ -307,7 +313,7 @@ final class Adoption {
         }
       }
       offset += stayedHere;
-      if (batch.size() < options.batch()) {
+      if (batch.size() < options.batch() || stopped) {
         break;
       }
     }
@@ -330,15 +336,8 @@ final class Adoption {
   }
 
   private List<ScoredValue<byte[]>> readBatch(String max, long offset) {
-    try {
-      return await(
-          client.async().zrangebyscoreWithScores(source, "-inf", max, offset, options.batch()).toCompletableFuture());
-    } catch (RedisCommandException e) {
-      if (String.valueOf(e.getMessage()).contains("WRONGTYPE")) {
-        throw wrongType(await(client.async().type(source).toCompletableFuture()));
-      }
-      throw e;
-    }
+    return await(
+        client.async().zrangebyscoreWithScores(source, "-inf", max, offset, options.batch()).toCompletableFuture());
   }
 
   /**
@@ -427,8 +426,16 @@ final class Adoption {
     return heldBack;
   }
 
+  /** Waits for a read of the source; a source that turned into another type is refused by name. */
   private <T> T await(CompletableFuture<T> future) {
-    return client.await(future, queue.name, null, 0);
+    try {
+      return client.await(future, queue.name, null, 0);
+    } catch (RedisCommandException e) {
+      if (String.valueOf(e.getMessage()).contains("WRONGTYPE")) {
+        throw wrongType(client.await(client.async().type(source).toCompletableFuture(), queue.name, null, 0));
+      }
+      throw e;
+    }
   }
 
   private static String text(double score) {

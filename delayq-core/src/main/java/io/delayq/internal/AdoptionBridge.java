@@ -99,6 +99,7 @@ final class AdoptionBridge implements SortedSetBridge {
   @Override
   public void close() {
     stop.countDown();
+    adoption.stop();
     if (Thread.currentThread() == thread) {
       return;
     }
