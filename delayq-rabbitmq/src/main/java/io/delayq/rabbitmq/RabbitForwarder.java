@@ -271,7 +271,7 @@ public final class RabbitForwarder implements Forwarder {
           }
         } catch (Exception e) {
           failures++;
-          Problem p = classify(e);
+          Problem p = Problem.of(e, factory.getHost(), factory.getPort(), suspectExchanges);
           failed(p);
           pause(backoff.delayAfter(failures, ThreadLocalRandom.current()));
           continue;
@@ -291,7 +291,7 @@ public final class RabbitForwarder implements Forwarder {
       }
       if (failure != null) {
         failures++;
-        Problem p = classify(failure);
+        Problem p = Problem.of(failure, factory.getHost(), factory.getPort(), suspectExchanges);
         Duration delay = backoff.delayAfter(failures, ThreadLocalRandom.current());
         failed(p);
         drop(s, delay);
@@ -516,14 +516,14 @@ public final class RabbitForwarder implements Forwarder {
       if (closed.get()) {
         return;
       }
-      state = p.state;
-      lastError = p.message;
+      state = p.state();
+      lastError = p.message();
       lastErrorAt = Instant.now();
-      String key = p.state + p.message;
+      String key = p.state() + p.message();
       // why: a broker down for an hour is retried hundreds of times; log each change, not each try
       if (!key.equals(lastLogged)) {
         lastLogged = key;
-        log.warn("forwarder of queue '{}' to {} is {}: {}", queue.name(), target(), p.state, p.message);
+        log.warn("forwarder of queue '{}' to {} is {}: {}", queue.name(), target(), p.state(), p.message());
       }
     }
   }
@@ -531,65 +531,6 @@ public final class RabbitForwarder implements Forwarder {
   private void noteError(String message) {
     lastError = message;
     lastErrorAt = Instant.now();
-  }
-
-  record Problem(State state, String message) {}
-
-  private Problem classify(Throwable e) {
-    Throwable t = e;
-    while (t != null) {
-      if (t instanceof com.rabbitmq.client.ShutdownSignalException sse) {
-        Object reason = sse.getReason();
-        if (reason instanceof AMQP.Channel.Close close) {
-          return channelClosed(close.getReplyCode(), close.getReplyText());
-        }
-        if (reason instanceof AMQP.Connection.Close close) {
-          if (close.getReplyCode() == 530 || close.getReplyCode() == 403) {
-            return new Problem(State.MISCONFIGURED, "the broker refused the connection (" + close.getReplyCode() + " "
-                + close.getReplyText() + "): check the virtual host and the user's permissions");
-          }
-          return new Problem(State.RETRYING, "the broker closed the connection (" + close.getReplyCode() + " "
-              + close.getReplyText() + ")");
-        }
-        return new Problem(State.RETRYING, "the connection to the broker was lost: " + sse.getMessage());
-      }
-      if (t instanceof com.rabbitmq.client.AuthenticationFailureException
-          || t instanceof com.rabbitmq.client.PossibleAuthenticationFailureException) {
-        return new Problem(State.MISCONFIGURED,
-            "the broker refused the credentials (" + t.getMessage() + "): check the user and password of the ConnectionFactory");
-      }
-      if (t instanceof ConfirmTimeoutException) {
-        return new Problem(State.RETRYING, t.getMessage());
-      }
-      if (t instanceof java.net.ConnectException) {
-        return new Problem(State.RETRYING, "cannot connect to the broker at " + factory.getHost() + ":"
-            + factory.getPort() + ": " + t.getMessage());
-      }
-      if (t instanceof java.net.SocketException || t instanceof java.io.EOFException) {
-        return new Problem(State.RETRYING, "lost the connection to the broker at " + factory.getHost() + ":"
-            + factory.getPort() + ": " + t);
-      }
-      t = t.getCause();
-    }
-    return new Problem(State.RETRYING, "the broker failed: " + e);
-  }
-
-  private Problem channelClosed(int code, String text) {
-    if (code == 404) {
-      java.util.regex.Matcher m = java.util.regex.Pattern.compile("no exchange '(.*)' in vhost '(.*)'").matcher(text);
-      if (m.find()) {
-        suspectExchanges.add(m.group(1));
-        return new Problem(State.MISCONFIGURED, "exchange '" + m.group(1) + "' does not exist in vhost '" + m.group(2)
-            + "': declare it (durable, of the type your bindings need) or fix the forwarder's exchange; jobs wait in"
-            + " delayq until then (" + text + ")");
-      }
-      return new Problem(State.MISCONFIGURED, "the broker answered 404 (" + text + "): declare what it names");
-    }
-    if (code == 403) {
-      return new Problem(State.MISCONFIGURED,
-          "the broker refused access (" + text + "): grant the user write permission on the exchange");
-    }
-    return new Problem(State.RETRYING, "the broker closed the channel (" + code + " " + text + ")");
   }
 
   // ---- recording outcomes in delayq -----------------------------------------------------------
@@ -734,7 +675,7 @@ public final class RabbitForwarder implements Forwarder {
     }
   }
 
-  private static final class ConfirmTimeoutException extends Exception {
+  static final class ConfirmTimeoutException extends Exception {
     private static final long serialVersionUID = 1L;
 
     ConfirmTimeoutException(String message) {
