@@ -2,6 +2,9 @@ package io.delayq.spring.autoconfigure;
 
 import io.delayq.Delayq;
 import io.delayq.spring.health.DelayqHealthIndicator;
+import io.delayq.spring.internal.forward.ForwardingLifecycle;
+import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -14,7 +17,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The {@code delayq} health indicator, when spring-boot-health is on the classpath and a {@link
  * Delayq} bean exists; {@code management.health.delayq.enabled=false} turns it off, and a bean of
- * the application's own named {@code delayqHealthIndicator} replaces it.
+ * the application's own named {@code delayqHealthIndicator} replaces it. It reports the forwarders
+ * and adoption bridges of {@link DelayqForwardingAutoConfiguration} too.
  *
  * @since 0.2.0
  */
@@ -32,8 +36,11 @@ public class DelayqHealthAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "delayqHealthIndicator")
-    DelayqHealthIndicator delayqHealthIndicator(Delayq delayq, DelayqProperties properties) {
-      return new DelayqHealthIndicator(delayq, properties);
+    DelayqHealthIndicator delayqHealthIndicator(Delayq delayq, DelayqProperties properties,
+        ObjectProvider<ForwardingLifecycle> forwarding) {
+      return new DelayqHealthIndicator(delayq, properties,
+          () -> forwarding.stream().flatMap(f -> f.forwarders().stream()).toList(),
+          () -> forwarding.stream().flatMap(f -> f.bridges().stream()).toList());
     }
   }
 }

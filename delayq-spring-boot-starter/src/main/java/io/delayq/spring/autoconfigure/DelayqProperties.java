@@ -1,11 +1,15 @@
 package io.delayq.spring.autoconfigure;
 
 import io.delayq.Delayq;
+import io.delayq.ListForwarding;
+import io.delayq.SortedSetAdoption;
 import io.delayq.WorkerOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -46,6 +50,16 @@ public class DelayqProperties {
   private final Health health = new Health();
 
   private final Metrics metrics = new Metrics();
+
+  private final Forward forward = new Forward();
+
+  /**
+   * Hand-rolled sorted-set delay queues to take over, by the delayq queue their members go to,
+   * e.g. delayq.adopt.orders.source=delayed:orders. Each entry runs a bridge in the background
+   * that keeps moving the sorted set's members into the queue while the old producers go on
+   * writing to it (see docs/ADOPTING.md).
+   */
+  private Map<String, Adopt> adopt = new LinkedHashMap<>();
 
   public Redis getRedis() {
     return redis;
@@ -97,6 +111,18 @@ public class DelayqProperties {
 
   public Health getHealth() {
     return health;
+  }
+
+  public Forward getForward() {
+    return forward;
+  }
+
+  public Map<String, Adopt> getAdopt() {
+    return adopt;
+  }
+
+  public void setAdopt(Map<String, Adopt> adopt) {
+    this.adopt = adopt;
   }
 
   /** Where delayq's Redis is. */
@@ -349,6 +375,272 @@ public class DelayqProperties {
     /** How long a due job may wait unclaimed before its queue counts as stuck. */
     public Duration stuckAfter() {
       return sweepInterval.multipliedBy(stuckAfterSweeps);
+    }
+  }
+
+  /**
+   * Due jobs handed to another system instead of a handler here, one forwarder per queue: {@code
+   * rabbitmq} (needs io.delayq:delayq-rabbitmq) or {@code list}. A queue is forwarded to one target
+   * at most.
+   *
+   * @since 0.3.0
+   */
+  public static class Forward {
+    /**
+     * Queues whose due jobs are published to a RabbitMQ exchange, by queue name, e.g.
+     * delayq.forward.rabbitmq.orders.exchange=orders. Each entry takes exchange, routing-key,
+     * max-in-flight, confirm-timeout and lease. The connection is the application's own
+     * (spring.rabbitmq.*).
+     */
+    private Map<String, Rabbit> rabbitmq = new LinkedHashMap<>();
+
+    /**
+     * Queues whose due jobs are pushed onto a Redis list, by queue name, e.g.
+     * delayq.forward.list.orders.list=execute_queue. Each entry takes list, format, push-at, batch
+     * and lease.
+     */
+    private Map<String, RedisList> list = new LinkedHashMap<>();
+
+    public Map<String, Rabbit> getRabbitmq() {
+      return rabbitmq;
+    }
+
+    public void setRabbitmq(Map<String, Rabbit> rabbitmq) {
+      this.rabbitmq = rabbitmq;
+    }
+
+    public Map<String, RedisList> getList() {
+      return list;
+    }
+
+    public void setList(Map<String, RedisList> list) {
+      this.list = list;
+    }
+  }
+
+  /**
+   * One queue forwarded to RabbitMQ. Each job becomes a persistent message whose messageId is the
+   * job id; it leaves delayq once the broker confirmed it (at least once).
+   *
+   * @since 0.3.0
+   */
+  public static class Rabbit {
+    /** Exchange the jobs are published to; required, and it must exist on the broker. */
+    private String exchange;
+
+    /**
+     * Routing key of every message; required, so that a forgotten key does not make every job
+     * unroutable. Set it empty for an exchange that ignores it (fanout, headers).
+     */
+    private String routingKey;
+
+    /** Most messages published and not yet confirmed at once; also the most duplicates a crash can cause. */
+    private int maxInFlight = 1000;
+
+    /** How long a message may wait for the broker's confirm before its job is handed back and retried. */
+    private Duration confirmTimeout = Duration.ofSeconds(10);
+
+    /** How long each claimed job is leased; longer than confirm-timeout. */
+    private Duration lease = Duration.ofSeconds(60);
+
+    public String getExchange() {
+      return exchange;
+    }
+
+    public void setExchange(String exchange) {
+      this.exchange = exchange;
+    }
+
+    public String getRoutingKey() {
+      return routingKey;
+    }
+
+    public void setRoutingKey(String routingKey) {
+      this.routingKey = routingKey;
+    }
+
+    public int getMaxInFlight() {
+      return maxInFlight;
+    }
+
+    public void setMaxInFlight(int maxInFlight) {
+      this.maxInFlight = maxInFlight;
+    }
+
+    public Duration getConfirmTimeout() {
+      return confirmTimeout;
+    }
+
+    public void setConfirmTimeout(Duration confirmTimeout) {
+      this.confirmTimeout = confirmTimeout;
+    }
+
+    public Duration getLease() {
+      return lease;
+    }
+
+    public void setLease(Duration lease) {
+      this.lease = lease;
+    }
+  }
+
+  /**
+   * One queue forwarded to a Redis list on delayq's Redis (see docs/LIST-FORWARDING.md).
+   *
+   * @since 0.3.0
+   */
+  public static class RedisList {
+    /** Key of the Redis list the due jobs are pushed onto; required. */
+    private String list;
+
+    /**
+     * What each list element holds: raw (the payload bytes as scheduled, for an existing consumer)
+     * or envelope (a JSON object with id, attempt, dueAt and payload).
+     */
+    private String format = "raw";
+
+    /** End of the list jobs are pushed at: left (LPUSH, for consumers that pop from the right) or right. */
+    private String pushAt = "left";
+
+    /** Most jobs moved from one partition per script call. */
+    private int batch = ListForwarding.DEFAULT_BATCH;
+
+    /** Where a job is leased, pushed, then acked: how long it stays leased before it is pushed again. */
+    private Duration lease = ListForwarding.DEFAULT_LEASE;
+
+    public String getList() {
+      return list;
+    }
+
+    public void setList(String list) {
+      this.list = list;
+    }
+
+    public String getFormat() {
+      return format;
+    }
+
+    public void setFormat(String format) {
+      this.format = format;
+    }
+
+    public String getPushAt() {
+      return pushAt;
+    }
+
+    public void setPushAt(String pushAt) {
+      this.pushAt = pushAt;
+    }
+
+    public int getBatch() {
+      return batch;
+    }
+
+    public void setBatch(int batch) {
+      this.batch = batch;
+    }
+
+    public Duration getLease() {
+      return lease;
+    }
+
+    public void setLease(Duration lease) {
+      this.lease = lease;
+    }
+  }
+
+  /**
+   * One hand-rolled sorted set taken over. Exactly one of id-field and id-from-member-hash names
+   * how members become job ids: the choice decides which members count as the same job, and
+   * cannot be changed once jobs were adopted without adopting some members twice.
+   *
+   * @since 0.3.0
+   */
+  public static class Adopt {
+    /** Key of the sorted set the old producers ZADD to; required. */
+    private String source;
+
+    /**
+     * What the scores count: seconds, milliseconds, or detect (decided from the scores present,
+     * refusing a source that mixes both).
+     */
+    private String scoreUnit = "detect";
+
+    /** Top-level JSON field of each member whose value is the job id, e.g. orderId. */
+    private String idField;
+
+    /**
+     * Whether each job id is the SHA-256 of the member's bytes (identical members stay one job),
+     * for members that are not JSON objects with an id field.
+     */
+    private boolean idFromMemberHash;
+
+    /**
+     * Which members are moved: due (only those due, the future stays in the sorted set) or all
+     * (every member; each still runs at its own time).
+     */
+    private String mode = "due";
+
+    /** Members read and moved per script call (1 to 10000). */
+    private int batch = SortedSetAdoption.DEFAULT_BATCH;
+
+    /** How often the sorted set is looked at. */
+    private Duration pollInterval = SortedSetAdoption.DEFAULT_POLL_INTERVAL;
+
+    public String getSource() {
+      return source;
+    }
+
+    public void setSource(String source) {
+      this.source = source;
+    }
+
+    public String getScoreUnit() {
+      return scoreUnit;
+    }
+
+    public void setScoreUnit(String scoreUnit) {
+      this.scoreUnit = scoreUnit;
+    }
+
+    public String getIdField() {
+      return idField;
+    }
+
+    public void setIdField(String idField) {
+      this.idField = idField;
+    }
+
+    public boolean isIdFromMemberHash() {
+      return idFromMemberHash;
+    }
+
+    public void setIdFromMemberHash(boolean idFromMemberHash) {
+      this.idFromMemberHash = idFromMemberHash;
+    }
+
+    public String getMode() {
+      return mode;
+    }
+
+    public void setMode(String mode) {
+      this.mode = mode;
+    }
+
+    public int getBatch() {
+      return batch;
+    }
+
+    public void setBatch(int batch) {
+      this.batch = batch;
+    }
+
+    public Duration getPollInterval() {
+      return pollInterval;
+    }
+
+    public void setPollInterval(Duration pollInterval) {
+      this.pollInterval = pollInterval;
     }
   }
 }

@@ -2,9 +2,12 @@ package io.delayq.spring.health;
 
 import io.delayq.Delayq;
 import io.delayq.DelayqException;
+import io.delayq.Forwarder;
+import io.delayq.ForwarderStatus;
 import io.delayq.JobQueue;
 import io.delayq.QueueStats;
 import io.delayq.RedisStatus;
+import io.delayq.SortedSetBridge;
 import io.delayq.spring.autoconfigure.DelayqProperties;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -33,7 +37,15 @@ import org.springframework.boot.health.contributor.Health;
  * warning in the details: both are deliberate settings an operator may have chosen, and a DOWN
  * that nobody can clear by fixing a fault only teaches people to ignore the indicator.
  *
- * <p>Watched queues: those this application runs workers or listeners for ({@link
+ * <p>Forwarders ({@code delayq.forward.*}) and adoption bridges ({@code delayq.adopt.*}) are listed
+ * with their status. One that is MISCONFIGURED (a forwarder whose exchange does not exist or whose
+ * list key holds another type) or REFUSING (a bridge whose source cannot be moved safely) makes
+ * health DOWN at once: nothing moves until someone fixes the configuration or the data, and jobs
+ * pile up meanwhile. It is DOWN rather than OUT_OF_SERVICE, which says a component was taken out on
+ * purpose; both map to HTTP 503. One that is RETRYING (broker or Redis unreachable) is a warning:
+ * the fault may clear by itself, and the forwarded queue's own stuck check turns DOWN if it lasts.
+ *
+ * <p>Watched queues: those this application runs workers, listeners or forwarders for ({@link
  * Delayq#workerQueues()}) and those in {@code delayq.health.queues}. Each check costs a PING and an
  * {@code INFO memory} per Redis master and one stats script per partition of each watched queue;
  * it waits at most {@code delayq.health.timeout} (2 s) for them.
@@ -48,12 +60,26 @@ public class DelayqHealthIndicator extends AbstractHealthIndicator implements Di
     thread.setDaemon(true);
     return thread;
   });
+  private final Supplier<? extends List<Forwarder>> forwarders;
+  private final Supplier<? extends List<SortedSetBridge>> bridges;
   private Future<Health> running;
 
   public DelayqHealthIndicator(Delayq delayq, DelayqProperties properties) {
+    this(delayq, properties, List::of, List::of);
+  }
+
+  /**
+   * @param forwarders the forwarders running in this application, whose status is reported
+   * @param bridges the adoption bridges running in this application, whose status is reported
+   * @since 0.3.0
+   */
+  public DelayqHealthIndicator(Delayq delayq, DelayqProperties properties,
+      Supplier<? extends List<Forwarder>> forwarders, Supplier<? extends List<SortedSetBridge>> bridges) {
     super("delayq health check failed");
     this.delayq = delayq;
     this.properties = properties;
+    this.forwarders = forwarders;
+    this.bridges = bridges;
   }
 
   @Override
@@ -91,14 +117,21 @@ public class DelayqHealthIndicator extends AbstractHealthIndicator implements Di
     Health.Builder builder = new Health.Builder();
     List<String> problems = new ArrayList<>();
     List<String> warnings = new ArrayList<>();
+    List<Forwarder> forwarding = forwarders.get();
+    List<SortedSetBridge> adopting = bridges.get();
     List<RedisStatus> masters;
     try {
       masters = delayq.redisStatus();
     } catch (DelayqException e) {
-      return builder.down().withDetail("error", "Redis does not answer: " + e.getMessage()).build();
+      builder.down().withDetail("error", "Redis does not answer: " + e.getMessage());
+      forwardingDetails(builder, forwarding, adopting, problems, warnings);
+      return builder.build();
     }
     builder.withDetail("redis", redisDetails(masters, problems, warnings));
-    builder.withDetail("queues", queueDetails(problems, warnings));
+    Set<String> forwarded = new TreeSet<>();
+    forwarding.forEach(f -> forwarded.add(f.queue()));
+    builder.withDetail("queues", queueDetails(forwarded, problems, warnings));
+    forwardingDetails(builder, forwarding, adopting, problems, warnings);
     if (!problems.isEmpty()) {
       builder.down().withDetail("problems", problems);
     } else {
@@ -137,8 +170,9 @@ public class DelayqHealthIndicator extends AbstractHealthIndicator implements Di
     return details;
   }
 
-  private Map<String, Object> queueDetails(List<String> problems, List<String> warnings) {
+  private Map<String, Object> queueDetails(Set<String> forwarded, List<String> problems, List<String> warnings) {
     Set<String> names = new TreeSet<>(delayq.workerQueues());
+    names.addAll(forwarded);
     Set<String> withWorkers = Set.copyOf(names);
     names.addAll(properties.getHealth().getQueues());
     Duration stuckAfter = properties.getHealth().stuckAfter();
@@ -171,5 +205,61 @@ public class DelayqHealthIndicator extends AbstractHealthIndicator implements Di
       }
     }
     return details;
+  }
+
+  private static void forwardingDetails(Health.Builder builder, List<Forwarder> forwarding,
+      List<SortedSetBridge> adopting, List<String> problems, List<String> warnings) {
+    if (!forwarding.isEmpty()) {
+      Map<String, Object> details = new LinkedHashMap<>();
+      for (Forwarder forwarder : forwarding) {
+        ForwarderStatus status = forwarder.status();
+        Map<String, Object> node = new LinkedHashMap<>();
+        node.put("state", status.state().name());
+        node.put("target", status.target());
+        node.put("forwarded", status.forwarded());
+        node.put("deadLettered", status.deadLettered());
+        node.put("retried", status.retried());
+        node.put("inFlight", status.inFlight());
+        node.put("lastError", status.lastError());
+        node.put("lastErrorAt", status.lastErrorAt() == null ? null : status.lastErrorAt().toString());
+        details.put(forwarder.queue(), node);
+        String what = "the forwarder of queue '" + forwarder.queue() + "' to " + status.target();
+        switch (status.state()) {
+          case MISCONFIGURED -> problems.add(what + " is misconfigured and forwards nothing: " + status.lastError());
+          case CLOSED -> problems.add(what + " is closed although the application runs");
+          case RETRYING -> warnings.add(what + " is retrying: " + status.lastError());
+          default -> { }
+        }
+      }
+      builder.withDetail("forwarders", details);
+    }
+    if (!adopting.isEmpty()) {
+      Map<String, Object> details = new LinkedHashMap<>();
+      for (SortedSetBridge bridge : adopting) {
+        SortedSetBridge.Status status = bridge.status();
+        Map<String, Object> node = new LinkedHashMap<>();
+        node.put("source", bridge.source());
+        node.put("state", status.state().name());
+        node.put("scoreUnit", status.totals().unit() == null ? null : status.totals().unit().name());
+        node.put("moved", status.totals().moved());
+        node.put("merged", status.totals().merged());
+        node.put("takenByOthers", status.totals().takenByOthers());
+        node.put("hashedIds", status.totals().hashedIds());
+        node.put("heldBack", status.totals().heldBack());
+        node.put("rejected", status.totals().rejected());
+        node.put("remaining", status.totals().remaining());
+        node.put("lastPassAt", status.lastPassAt() == null ? null : status.lastPassAt().toString());
+        node.put("lastError", status.lastError());
+        details.put(bridge.queue(), node);
+        String what = "the adoption of " + bridge.source() + " into queue '" + bridge.queue() + "'";
+        switch (status.state()) {
+          case REFUSING -> problems.add(what + " refuses the source and moves nothing: " + status.lastError());
+          case CLOSED -> problems.add(what + " is closed although the application runs");
+          case RETRYING -> warnings.add(what + " is retrying: " + status.lastError());
+          default -> { }
+        }
+      }
+      builder.withDetail("adoption", details);
+    }
   }
 }
