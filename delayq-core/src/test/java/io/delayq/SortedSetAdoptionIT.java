@@ -500,6 +500,32 @@ class SortedSetAdoptionIT {
     assertThat(stale).as("jobs left at an earlier score than their member's last one (ms off)").isEmpty();
   }
 
+  @Test
+  void aMemberWhoseIdWaitsForARetryWaitsInTheSourceSinceTheFirstWasTakenAlready() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("adopt-retrying"), 2);
+    String key = "legacy:" + queue.name();
+    SortedSetAdoption options =
+        SortedSetAdoption.from(key).scoreUnit(ScoreUnit.MILLISECONDS).jobIdFromJsonField("orderId").moving(Mode.ALL).build();
+    long now = redisNowMs();
+    redis.zadd(key, now - 5, "{\"orderId\":\"o-1\",\"step\":1}");
+    assertThat(queue.importSortedSet(options).moved()).isEqualTo(1);
+    List<LeasedJob> held = queue.pull().claim(10, LEASE);
+    assertThat(held).extracting(LeasedJob::id).containsExactly("o-1");
+    assertThat(queue.pull().nack(held.get(0), Duration.ofMinutes(1), "failed once")).isEqualTo(JobState.SCHEDULED);
+
+    // Step 2 is a new event: merging it into the retry of step 1 would drop it.
+    redis.zadd(key, now - 1, "{\"orderId\":\"o-1\",\"step\":2}");
+    AdoptionReport second = queue.importSortedSet(options);
+    assertThat(second.merged()).isZero();
+    assertThat(second.heldBack()).isEqualTo(1);
+    assertThat(redis.zrange(key, 0, -1)).containsExactly("{\"orderId\":\"o-1\",\"step\":2}");
+
+    assertThat(queue.cancel("o-1")).isTrue();
+    assertThat(queue.importSortedSet(options).moved()).isEqualTo(1);
+    assertThat(queue.get("o-1").orElseThrow().payload())
+        .isEqualTo("{\"orderId\":\"o-1\",\"step\":2}".getBytes(StandardCharsets.UTF_8));
+  }
+
   private static long runAt(JobQueue queue, String member) {
     return queue.get("sha256:" + sha256(member)).orElseThrow().runAt().toEpochMilli();
   }

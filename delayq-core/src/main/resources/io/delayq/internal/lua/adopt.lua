@@ -14,8 +14,8 @@
 -- Returns one integer per job, in order: 1 created; 0 merged (a scheduled job already has that id,
 -- and keeps its payload, as DuplicatePolicy.KEEP would keep it; if the id is the member's hash, the
 -- job takes the member's due time, as ZADD of a member already in the old set sets its score);
--- -1 gone (another consumer removed the member first); -2 held back (a job with that id is running
--- or dead: the member stays in the source, to be moved once that job is gone, since a member added
+-- -1 gone (another consumer removed the member first); -2 held back (a job with that id is running,
+-- waiting for a retry, or dead: the member stays in the source, to be moved once that job is gone, since a member added
 -- again after the first was taken is a new event in the old queue); -3 changed (a producer wrote a
 -- new score since the caller read it: the member stays, and the next read sees the new score).
 -- @include keys
@@ -38,6 +38,7 @@ for g = 1, groups do
   check_type(KEYS[base + 1], 'zset', 'scheduled')
   check_type(KEYS[base + 2], 'zset', 'active')
   check_type(KEYS[base + 3], 'hash', 'jobs')
+  check_type(KEYS[base + 4], 'hash', 'attempts')
 end
 
 local out = {}
@@ -46,7 +47,7 @@ for g = 1, groups do
   local base = 11 * (g - 1)
   -- why: the shared helpers read these locals of _keys.lua, so pointing them at the group's
   -- partition makes them work on it
-  SCHEDULED, ACTIVE, JOBS = KEYS[base + 1], KEYS[base + 2], KEYS[base + 3]
+  SCHEDULED, ACTIVE, JOBS, ATTEMPTS = KEYS[base + 1], KEYS[base + 2], KEYS[base + 3], KEYS[base + 4]
   PARTITION = ARGV[FIRST_ARG + 2 * g - 1]
   local count = tonumber(ARGV[FIRST_ARG + 2 * g])
   local placed = {}
@@ -57,7 +58,9 @@ for g = 1, groups do
     local result
     local known = redis.call('HEXISTS', JOBS, id) == 1
     local score = redis.call('ZSCORE', SOURCE, member)
-    if known and not redis.call('ZSCORE', SCHEDULED, id) then
+    -- why: a scheduled job with attempts used is waiting for a retry: it was taken already, as a
+    -- running one was, so this member is a new event that merging would drop
+    if known and (not redis.call('ZSCORE', SCHEDULED, id) or redis.call('HEXISTS', ATTEMPTS, id) == 1) then
       result = -2
     elseif not score then
       result = -1
