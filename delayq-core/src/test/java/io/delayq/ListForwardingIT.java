@@ -553,6 +553,27 @@ class ListForwardingIT {
     assertThat(ListForwarding.toList("x".repeat(512)).build().list()).hasSize(512);
   }
 
+  @Test
+  void aListNamedAsOneOfDelayqsOwnKeysIsRefusedBeforeItCanPauseOrBreakTheQueue() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("fwd-ownkey"), 1);
+    String tag = Keys.partitionTag(queue.name(), 0);
+    // Pushing to the paused key used to leave the queue paused for good; to attempts, break nacks.
+    for (String own : List.of(tag + ":paused", tag + ":attempts", tag + ":done:a", tag + ":scheduled",
+        Keys.settings(queue.name()), Keys.registry())) {
+      assertThatThrownBy(() -> ListForwarding.toList(own), own)
+          .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("list"))
+          .hasMessageContaining("one of delayq's own keys");
+    }
+    queue.schedule(JobRequest.of("a").withId("a"));
+    String ready = tag + ":ready";
+    try (Forwarder forwarder = queue.forwardToList(ListForwarding.toList(ready).build())) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> forwarder.status().forwarded() == 1);
+    }
+    assertThat(redis.lrange(ready, 0, -1)).containsExactly("a");
+    assertThat(queue.admin().stats().paused()).isFalse();
+    redis.del(ready);
+  }
+
   private static List<String> fieldNames(JsonNode node) {
     List<String> names = new ArrayList<>();
     node.fieldNames().forEachRemaining(names::add);
