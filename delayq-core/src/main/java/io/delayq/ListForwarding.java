@@ -1,5 +1,6 @@
 package io.delayq;
 
+import io.delayq.internal.Keys;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
@@ -69,7 +70,7 @@ public final class ListForwarding {
    * Starts options for the list named {@code list} (the exact Redis key).
    *
    * @throws InvalidRequestException when the name is empty, longer than {@value
-   *     #MAX_LIST_NAME_BYTES} bytes, or holds control characters
+   *     #MAX_LIST_NAME_BYTES} bytes, holds control characters, or is one of delayq's own keys
    */
   public static Builder toList(String list) {
     return new Builder(checkList(list));
@@ -129,6 +130,12 @@ public final class ListForwarding {
         throw new InvalidRequestException("list", "contains U+" + String.format("%04X", (int) c) + " at index " + i
             + "; a list name must be printable text");
       }
+    }
+    if (Keys.isDelayqKey(list)) {
+      // why: pushing creates a list there, which delayq then reads as its own key: a list at a
+      // partition's paused key pauses the queue for good, one at its attempts key breaks nacks
+      throw new InvalidRequestException("list", "'" + list + "' is one of delayq's own keys; name another list"
+          + " (on a Redis Cluster, the partition's hash tag followed by a name of your own, such as {dq:<queue>:0}:ready)");
     }
     return list;
   }

@@ -207,6 +207,42 @@ class ListForwardingIT {
     }
   }
 
+  @Test
+  void largeBinaryEnvelopesAreForwardedInShortScriptCallsThatLeaveRedisFreeForOthers() throws Exception {
+    // why: its own server, since the attack (before the fix) kept Redis busy for minutes
+    try (RedisServerProcess own = RedisServerProcess.builder().start();
+        Delayq client = Delayq.builder().redisUrl(own.uri()).build()) {
+      RedisClient ownRaw = RedisClient.create(own.uri());
+      try (StatefulRedisConnection<String, String> c = ownRaw.connect()) {
+        c.sync().configSet("slowlog-log-slower-than", "1000000");
+        c.sync().slowlogReset();
+        JobQueue queue = client.queue("big-binary", 1);
+        Random random = new Random(7);
+        Map<String, byte[]> payloads = new HashMap<>();
+        for (int i = 0; i < 40; i++) {
+          byte[] payload = new byte[512 * 1024];
+          random.nextBytes(payload);
+          payloads.put("b" + i, payload);
+          queue.schedule(JobRequest.of(payload).withId("b" + i).withDelay(Duration.ZERO));
+        }
+        try (Forwarder forwarder = queue.forwardToList(
+            ListForwarding.toList("out").format(ListForwarding.Format.ENVELOPE).batch(100).build())) {
+          await().atMost(Duration.ofSeconds(60)).until(() -> forwarder.status().forwarded() == 40);
+        }
+        List<String> listed = c.sync().lrange("out", 0, -1);
+        assertThat(listed).hasSize(40);
+        for (String element : listed) {
+          JsonNode envelope = new ObjectMapper().readTree(element);
+          assertThat(Base64.getDecoder().decode(envelope.get("payloadBase64").asText()))
+              .isEqualTo(payloads.get(envelope.get("id").asText()));
+        }
+        assertThat(c.sync().slowlogGet(10)).as("commands that kept Redis busy for over a second").isEmpty();
+      } finally {
+        ownRaw.shutdown();
+      }
+    }
+  }
+
   private static int killConnectionsNamed(StatefulRedisConnection<String, String> c, String name) {
     int killed = 0;
     for (String line : c.sync().clientList().split("\n")) {
@@ -515,6 +551,27 @@ class ListForwardingIT {
         .isInstanceOf(InvalidRequestException.class)
         .hasMessageContaining("options");
     assertThat(ListForwarding.toList("x".repeat(512)).build().list()).hasSize(512);
+  }
+
+  @Test
+  void aListNamedAsOneOfDelayqsOwnKeysIsRefusedBeforeItCanPauseOrBreakTheQueue() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("fwd-ownkey"), 1);
+    String tag = Keys.partitionTag(queue.name(), 0);
+    // Pushing to the paused key used to leave the queue paused for good; to attempts, break nacks.
+    for (String own : List.of(tag + ":paused", tag + ":attempts", tag + ":done:a", tag + ":scheduled",
+        Keys.settings(queue.name()), Keys.registry())) {
+      assertThatThrownBy(() -> ListForwarding.toList(own), own)
+          .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("list"))
+          .hasMessageContaining("one of delayq's own keys");
+    }
+    queue.schedule(JobRequest.of("a").withId("a"));
+    String ready = tag + ":ready";
+    try (Forwarder forwarder = queue.forwardToList(ListForwarding.toList(ready).build())) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> forwarder.status().forwarded() == 1);
+    }
+    assertThat(redis.lrange(ready, 0, -1)).containsExactly("a");
+    assertThat(queue.admin().stats().paused()).isFalse();
+    redis.del(ready);
   }
 
   private static List<String> fieldNames(JsonNode node) {

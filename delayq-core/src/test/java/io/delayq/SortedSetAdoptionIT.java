@@ -21,6 +21,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -423,6 +424,104 @@ class SortedSetAdoptionIT {
     AdoptionReport third = queue.importSortedSet(options);
     assertThat(third.moved()).as("o-1's second member, now that the first is done").isEqualTo(1);
     assertThat(redis.exists(key)).isZero();
+    assertThat(queue.get("o-1").orElseThrow().payload())
+        .isEqualTo("{\"orderId\":\"o-1\",\"step\":2}".getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void aMemberWrittenAgainWithANewScoreAfterItMovedGivesItsJobThatTimeAsZaddWouldHaveGivenTheMember() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("adopt-rescore"), 2);
+    String key = "legacy:" + queue.name();
+    SortedSetAdoption options =
+        SortedSetAdoption.from(key).scoreUnit(ScoreUnit.MILLISECONDS).moving(Mode.ALL).build();
+    long now = redisNowMs();
+    redis.zadd(key, now + 60_000, "order-1");
+    assertThat(queue.importSortedSet(options).moved()).isEqualTo(1);
+    assertThat(runAt(queue, "order-1")).isEqualTo(now + 60_000);
+
+    // The producer postpones it the way it always did: ZADD of the same member with a new score.
+    redis.zadd(key, now + 3_600_000, "order-1");
+    AdoptionReport postponed = queue.importSortedSet(options);
+    assertThat(postponed.merged()).isEqualTo(1);
+    assertThat(redis.exists(key)).isZero();
+    assertThat(runAt(queue, "order-1")).as("the later time, else the job runs before the producer wants it")
+        .isEqualTo(now + 3_600_000);
+    assertThat(queue.pull().claim(10, LEASE)).isEmpty();
+
+    // And brings it forward: it is due at once, and a claim gets it.
+    redis.zadd(key, now - 1, "order-1");
+    assertThat(queue.importSortedSet(options).merged()).isEqualTo(1);
+    assertThat(runAt(queue, "order-1")).isEqualTo(now - 1);
+    assertThat(queue.pull().claim(10, LEASE)).extracting(LeasedJob::payloadAsString).containsExactly("order-1");
+    assertThat(queue.admin().stats().scheduled()).isZero();
+  }
+
+  @Test
+  void producersRewritingScoresWhileTheBridgeMovesThemLeaveEachJobAtTheLastScoreWritten() throws Exception {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("adopt-rescore-race"), 4);
+    String key = "legacy:" + queue.name();
+    long now = redisNowMs();
+    int members = 200;
+    int rewrites = 20;
+    Map<String, Long> last = new ConcurrentHashMap<>();
+    try (SortedSetBridge bridge = queue.adopt(SortedSetAdoption.from(key).scoreUnit(ScoreUnit.MILLISECONDS)
+        .moving(Mode.ALL).batch(7).pollInterval(Duration.ofMillis(10)).build())) {
+      ExecutorService producers = Executors.newFixedThreadPool(2);
+      try {
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+          int first = t;
+          done.add(producers.submit(() -> withRedis(r -> {
+            for (int round = 0; round < rewrites; round++) {
+              for (int i = first; i < members; i += 2) {
+                long due = now + 3_600_000 + round * 1_000L + i;
+                r.zadd(key, due, "m-" + i);
+                last.put("m-" + i, due);
+              }
+            }
+          })));
+        }
+        for (Future<?> f : done) {
+          f.get(60, TimeUnit.SECONDS);
+        }
+      } finally {
+        producers.shutdownNow();
+      }
+      await().atMost(Duration.ofSeconds(30)).until(() -> redis.exists(key) == 0);
+    }
+    assertThat(queue.admin().stats().scheduled()).isEqualTo(members);
+    Map<String, Long> stale = new TreeMap<>();
+    last.forEach((member, due) -> {
+      long at = runAt(queue, member);
+      if (at != due) {
+        stale.put(member, at - due);
+      }
+    });
+    assertThat(stale).as("jobs left at an earlier score than their member's last one (ms off)").isEmpty();
+  }
+
+  @Test
+  void aMemberWhoseIdWaitsForARetryWaitsInTheSourceSinceTheFirstWasTakenAlready() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("adopt-retrying"), 2);
+    String key = "legacy:" + queue.name();
+    SortedSetAdoption options =
+        SortedSetAdoption.from(key).scoreUnit(ScoreUnit.MILLISECONDS).jobIdFromJsonField("orderId").moving(Mode.ALL).build();
+    long now = redisNowMs();
+    redis.zadd(key, now - 5, "{\"orderId\":\"o-1\",\"step\":1}");
+    assertThat(queue.importSortedSet(options).moved()).isEqualTo(1);
+    List<LeasedJob> held = queue.pull().claim(10, LEASE);
+    assertThat(held).extracting(LeasedJob::id).containsExactly("o-1");
+    assertThat(queue.pull().nack(held.get(0), Duration.ofMinutes(1), "failed once")).isEqualTo(JobState.SCHEDULED);
+
+    // Step 2 is a new event: merging it into the retry of step 1 would drop it.
+    redis.zadd(key, now - 1, "{\"orderId\":\"o-1\",\"step\":2}");
+    AdoptionReport second = queue.importSortedSet(options);
+    assertThat(second.merged()).isZero();
+    assertThat(second.heldBack()).isEqualTo(1);
+    assertThat(redis.zrange(key, 0, -1)).containsExactly("{\"orderId\":\"o-1\",\"step\":2}");
+
+    assertThat(queue.cancel("o-1")).isTrue();
+    assertThat(queue.importSortedSet(options).moved()).isEqualTo(1);
     assertThat(queue.get("o-1").orElseThrow().payload())
         .isEqualTo("{\"orderId\":\"o-1\",\"step\":2}".getBytes(StandardCharsets.UTF_8));
   }

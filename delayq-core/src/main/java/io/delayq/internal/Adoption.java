@@ -59,7 +59,7 @@ final class Adoption {
   private record PassEnd(long heldBack, long rejected, String firstRejection, long remaining) {}
 
   /** One member on its way: what the script needs, and what its answer is counted as. */
-  private record Item(byte[] member, MemberIds.Derived derived, long dueMs, int partition) {}
+  private record Item(byte[] member, double score, MemberIds.Derived derived, long dueMs, int partition) {}
 
   private Adoption(QueueContext queue, SortedSetAdoption options) {
     this.queue = queue;
@@ -304,7 +304,7 @@ final class Adoption {
           continue;
         }
         MemberIds.Derived derived = ids.derive(member);
-        items.add(new Item(member, derived, due, queue.partitionOf(derived.id())));
+        items.add(new Item(member, score, derived, due, queue.partitionOf(derived.id())));
       }
       for (Item item : move(items)) {
         stayedHere++;
@@ -371,7 +371,7 @@ final class Adoption {
     byte[] header = new JobRecord(options.maxAttempts(), System.currentTimeMillis(), false, new byte[0], false).encode();
     byte[] jsonHeader = new JobRecord(options.maxAttempts(), System.currentTimeMillis(), false, new byte[0], true).encode();
     byte[][] keys = new byte[groups.size() * KEYS_PER_PARTITION + 1][];
-    byte[][] args = new byte[1 + 2 * groups.size() + 4 * call.size()][];
+    byte[][] args = new byte[1 + 2 * groups.size() + 6 * call.size()][];
     List<Item> ordered = new ArrayList<>(call.size());
     args[0] = QueueContext.number(groups.size());
     int g = 0;
@@ -385,6 +385,10 @@ final class Adoption {
         args[at++] = Keys.bytes(item.derived.id());
         args[at++] = item.derived.json() ? jsonHeader : header;
         args[at++] = QueueContext.number(item.dueMs);
+        args[at++] = Keys.bytes(plain(item.score));
+        // why: a hash id names the member's bytes, so a job with it is this very member of the old
+        // set, written again: it takes the new score, as ZADD would have given the member
+        args[at++] = QueueContext.number(options.idField().isEmpty() || item.derived.hashed() ? 1 : 0);
         ordered.add(item);
       }
       g++;
@@ -416,7 +420,7 @@ final class Adoption {
         }
       } else if (outcome == -1) {
         taken.incrementAndGet();
-      } else {
+      } else if (outcome == -2) {
         heldBack.add(item);
       }
     }

@@ -1,4 +1,5 @@
--- forward-list: moves up to ARGV[8] due jobs of one partition onto a Redis list in one step: each
+-- forward-list: moves up to ARGV[8] due jobs (and about MAX_CALL_BYTES of records, at least one job)
+-- of one partition onto a Redis list in one step: each
 -- job is pushed and removed as an ack removes it, in the same script, so there is no moment at
 -- which a job is in neither place. Expired leases (of workers or two-step forwarders that died)
 -- are ended first, at most ARGV[9], as claim does; an idle call trims dead jobs past their age.
@@ -23,6 +24,7 @@
 -- @include recover
 -- @include done
 local LIST = KEYS[12]
+local MAX_CALL_BYTES = 1048576
 local now_us = redis_now_us()
 local now_ms = math.floor(now_us / 1000)
 local max_jobs, max_recover = tonumber(ARGV[FIRST_ARG]), tonumber(ARGV[FIRST_ARG + 1])
@@ -151,16 +153,35 @@ local function is_utf8(s)
 end
 
 local B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+-- The two Base64 characters of every 12-bit value, built on first use.
+local PAIRS
 local function base64(s)
-  local parts, n = {}, 0
-  for i = 1, #s, 3 do
-    local a, b, c = string.byte(s, i, i + 2)
-    local v = a * 65536 + (b or 0) * 256 + (c or 0)
-    local d1, d2 = math.floor(v / 262144) % 64 + 1, math.floor(v / 4096) % 64 + 1
-    local d3, d4 = math.floor(v / 64) % 64 + 1, v % 64 + 1
-    n = n + 1
-    parts[n] = string.sub(B64, d1, d1) .. string.sub(B64, d2, d2)
-      .. (b and string.sub(B64, d3, d3) or '=') .. (c and string.sub(B64, d4, d4) or '=')
+  if not PAIRS then
+    PAIRS = {}
+    for v = 0, 4095 do
+      local hi, lo = math.floor(v / 64) + 1, v % 64 + 1
+      PAIRS[v] = string.sub(B64, hi, hi) .. string.sub(B64, lo, lo)
+    end
+  end
+  -- why: three bytes become two strings that already exist, so a large payload creates no string
+  -- per byte for Lua to intern and collect (that made a batch of binary envelopes block Redis for
+  -- minutes); table.concat then joins them in C
+  local parts, n, len = {}, 0, #s
+  local full = len - len % 3
+  local byte, floor = string.byte, math.floor
+  for i = 1, full, 3 do
+    local a, b, c = byte(s, i, i + 2)
+    local v = a * 65536 + b * 256 + c
+    local hi = floor(v / 4096)
+    parts[n + 1], parts[n + 2] = PAIRS[hi], PAIRS[v - hi * 4096]
+    n = n + 2
+  end
+  if len > full then
+    local a, b = byte(s, full + 1, len)
+    local v = a * 65536 + (b or 0) * 256
+    local hi = floor(v / 4096)
+    parts[n + 1] = PAIRS[hi]
+    parts[n + 2] = b and string.sub(PAIRS[v - hi * 4096], 1, 1) .. '=' or '=='
   end
   return table.concat(parts)
 end
@@ -186,6 +207,20 @@ if count > 0 then
   -- why: every read and check first, then the push, then the removals: Redis does not undo a
   -- script that stops halfway, and a stop before the push changes nothing
   local records = redis.call('HMGET', JOBS, unpack(ids))
+  -- why: the batch bounds the count, this the bytes: a call copies, checks and encodes every
+  -- payload it moves, so it stops after about MAX_CALL_BYTES (always taking one job); the next
+  -- due job is the wake time, in the past, so the caller calls again at once
+  local bytes = 0
+  for i = 1, count do
+    bytes = bytes + (records[i] and #records[i] or 0)
+    if i > 1 and bytes > MAX_CALL_BYTES then
+      count = i - 1
+      for k = #ids, count + 1, -1 do
+        ids[k] = nil
+      end
+      break
+    end
+  end
   local attempts = {}
   if redis.call('EXISTS', ATTEMPTS) == 1 then
     attempts = redis.call('HMGET', ATTEMPTS, unpack(ids))
