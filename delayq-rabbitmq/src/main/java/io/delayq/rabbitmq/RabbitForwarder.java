@@ -367,6 +367,13 @@ public final class RabbitForwarder implements Forwarder {
         outcomes.add(new Release(job, backoff.delayAfter(failures + 1, ThreadLocalRandom.current())));
         continue;
       }
+      String unpublishable = unpublishable(job);
+      if (unpublishable != null) {
+        // why: amqp-client refuses such a message before sending anything; publishing it would fail the
+        // channel, hand back every job in flight with it, and do the same again on each claim, forever
+        outcomes.add(new Bury(job, unpublishable));
+        continue;
+      }
       Pending p = new Pending(job, to, System.nanoTime());
       try {
         // why: registered before the publish, since its confirm may arrive before basicPublish returns
@@ -391,6 +398,23 @@ public final class RabbitForwarder implements Forwarder {
     }
     RabbitRoute r = route.apply(job);
     return r != null ? r : defaultRoute;
+  }
+
+  /** Why AMQP cannot carry {@code job}'s message as it is (its short strings hold 255 bytes), or null. */
+  private static String unpublishable(LeasedJob job) {
+    int idBytes = RabbitRoute.utf8Length(job.id());
+    if (idBytes > RabbitRoute.MAX_SHORT_STRING_BYTES) {
+      return "unpublishable: the job id takes " + idBytes + " bytes and becomes the messageId, which AMQP limits to "
+          + RabbitRoute.MAX_SHORT_STRING_BYTES + "; schedule it again with a shorter id";
+    }
+    for (String name : job.traceHeaders().keySet()) {
+      int bytes = RabbitRoute.utf8Length(name);
+      if (bytes > RabbitRoute.MAX_SHORT_STRING_BYTES) {
+        return "unpublishable: trace header name takes " + bytes + " bytes; AMQP limits header names to "
+            + RabbitRoute.MAX_SHORT_STRING_BYTES;
+      }
+    }
+    return null;
   }
 
   private AMQP.BasicProperties properties(LeasedJob job) {

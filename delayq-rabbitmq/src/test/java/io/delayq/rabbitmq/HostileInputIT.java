@@ -1,0 +1,85 @@
+package io.delayq.rabbitmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.delayq.Delayq;
+import io.delayq.ForwarderStatus.State;
+import io.delayq.InvalidRequestException;
+import io.delayq.JobInfo;
+import io.delayq.JobQueue;
+import io.delayq.JobRequest;
+import io.delayq.JobState;
+import io.delayq.testing.TestRedis;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Jobs and settings that AMQP cannot carry as they are: refused or buried, never retried forever. */
+class HostileInputIT {
+  private Delayq delayq;
+  private JobQueue queue;
+  private final List<AutoCloseable> closing = new ArrayList<>();
+
+  @BeforeEach
+  void open() {
+    TestRabbit.assumeReachable();
+    delayq = Delayq.connect(TestRedis.url());
+    queue = delayq.queue(TestRedis.uniqueQueue("rabbit-hostile"));
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    for (int i = closing.size() - 1; i >= 0; i--) {
+      closing.get(i).close();
+    }
+    if (delayq != null) {
+      delayq.close();
+    }
+  }
+
+  private <T extends AutoCloseable> T closeLater(T c) {
+    closing.add(c);
+    return c;
+  }
+
+  @Test
+  void aJobWhoseIdCannotBeAMessageIdIsDeadAndTheOthersAreForwarded() throws Exception {
+    TestRabbit.Sink sink = closeLater(new TestRabbit.Sink("k"));
+    // delayq takes ids of up to 256 bytes; an AMQP messageId (a short string) holds 255
+    String longId = "x".repeat(256);
+    queue.schedule(JobRequest.of("too long").withId(longId));
+    for (int i = 0; i < 20; i++) {
+      queue.schedule(JobRequest.of("fine").withId("ok" + i));
+    }
+    RabbitForwarder f = closeLater(RabbitForwarder.builder(queue, TestRabbit.factory())
+        .exchange(sink.exchange).routingKey(sink.key)
+        .retryBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
+        .start());
+
+    await().atMost(Duration.ofSeconds(15)).until(() -> sink.distinct() == 20);
+    await().atMost(Duration.ofSeconds(15))
+        .until(() -> queue.get(longId).map(JobInfo::state).orElse(null) == JobState.DEAD);
+    assertThat(queue.get(longId).orElseThrow().lastError()).contains("messageId").contains("255");
+    assertThat(f.status().deadLettered()).isEqualTo(1);
+    assertThat(f.status().retried()).as("the good jobs were not handed back because of the bad one").isZero();
+    assertThat(sink.duplicates()).isZero();
+    assertThat(f.status().state()).isEqualTo(State.RUNNING);
+  }
+
+  @Test
+  void aRoutingKeyOfMoreThan255Utf8BytesIsRefusedByBuild() {
+    String key = "é".repeat(200); // 200 characters, 400 bytes
+    assertThatThrownBy(() -> RabbitForwarder.builder(queue, TestRabbit.factory()).exchange("x").routingKey(key).build())
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageStartingWith("routingKey:")
+        .hasMessageContaining("400 bytes");
+    assertThatThrownBy(() -> new RabbitRoute("ü".repeat(128), "k"))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageStartingWith("exchange:");
+  }
+}
