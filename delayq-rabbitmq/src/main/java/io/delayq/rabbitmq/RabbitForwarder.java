@@ -134,6 +134,8 @@ public final class RabbitForwarder implements Forwarder {
   private volatile Instant lastErrorAt;
   private String lastLogged;
   private volatile Session session;
+  /** The broker's max_message_size once a 406 told it; -1 until then. */
+  private volatile long maxMessageBytes = -1;
   private volatile boolean settlerStop;
   private Thread forwarderThread;
   private Thread settlerThread;
@@ -291,6 +293,10 @@ public final class RabbitForwarder implements Forwarder {
       }
       if (failure != null) {
         failures++;
+        long max = Problem.maxMessageSize(failure);
+        if (max >= 0) {
+          maxMessageBytes = max;
+        }
         Problem p = Problem.of(failure, factory.getHost(), factory.getPort(), suspectExchanges);
         Duration delay = backoff.delayAfter(failures, ThreadLocalRandom.current());
         failed(p);
@@ -400,8 +406,17 @@ public final class RabbitForwarder implements Forwarder {
     return r != null ? r : defaultRoute;
   }
 
-  /** Why AMQP cannot carry {@code job}'s message as it is (its short strings hold 255 bytes), or null. */
-  private static String unpublishable(LeasedJob job) {
+  /**
+   * Why AMQP, or this broker, cannot take {@code job}'s message as it is (short strings hold 255
+   * bytes; the broker refuses bodies over its max_message_size), or null.
+   */
+  private String unpublishable(LeasedJob job) {
+    long max = maxMessageBytes;
+    if (max >= 0 && job.payload().length > max) {
+      return "unpublishable: the payload takes " + job.payload().length + " bytes; the broker refuses messages over "
+          + max + " bytes (406 PRECONDITION_FAILED, its max_message_size): raise max_message_size or store the body"
+          + " elsewhere and schedule its key";
+    }
     int idBytes = RabbitRoute.utf8Length(job.id());
     if (idBytes > RabbitRoute.MAX_SHORT_STRING_BYTES) {
       return "unpublishable: the job id takes " + idBytes + " bytes and becomes the messageId, which AMQP limits to "

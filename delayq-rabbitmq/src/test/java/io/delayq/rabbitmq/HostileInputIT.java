@@ -82,4 +82,28 @@ class HostileInputIT {
         .isInstanceOf(InvalidRequestException.class)
         .hasMessageStartingWith("exchange:");
   }
+
+  @Test
+  void aPayloadOverTheBrokersMaxMessageSizeIsDeadAndTheOthersAreForwarded() throws Exception {
+    TestRabbit.Sink sink = closeLater(new TestRabbit.Sink("k"));
+    // RabbitMQ's max_message_size is 128 MiB by default (3.x; 16 MiB from 4.0): one byte more
+    int tooBig = 128 * 1024 * 1024 + 1;
+    try (Delayq big = Delayq.builder().redisUrl(TestRedis.url()).maxPayloadBytes(tooBig).build()) {
+      big.queue(queue.name()).schedule(JobRequest.of(new byte[tooBig]).withId("huge"));
+    }
+    for (int i = 0; i < 20; i++) {
+      queue.schedule(JobRequest.of("fine").withId("ok" + i).withDelay(Duration.ofMillis(i * 100L)));
+    }
+    RabbitForwarder f = closeLater(RabbitForwarder.builder(queue, TestRabbit.factory())
+        .exchange(sink.exchange).routingKey(sink.key)
+        .retryBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
+        .start());
+
+    await().atMost(Duration.ofSeconds(60))
+        .until(() -> queue.get("huge").map(JobInfo::state).orElse(null) == JobState.DEAD);
+    assertThat(queue.get("huge").orElseThrow().lastError()).contains("134217729 bytes").contains("max_message_size");
+    await().atMost(Duration.ofSeconds(30)).until(() -> sink.distinct() == 20);
+    assertThat(sink.counts).doesNotContainKey("huge");
+    await().atMost(Duration.ofSeconds(10)).until(() -> f.status().state() == State.RUNNING);
+  }
 }
