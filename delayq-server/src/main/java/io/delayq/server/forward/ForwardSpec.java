@@ -93,8 +93,15 @@ public sealed interface ForwardSpec {
                 + " \"envelope\" (a JSON object with id, attempt, dueAt and payload); got \"" + abbreviate(format) + "\"");
           }
         }
-        // why: the library checks the list name; building the options now refuses a bad one here
-        ListForwarding.toList(list).format(parsed).build();
+        // why: the library checks the list name; building the options now refuses a bad one here,
+        // named as the caller wrote it (forward.list), not as the library calls it (list)
+        try {
+          ListForwarding.toList(list).format(parsed).build();
+        } catch (InvalidRequestException e) {
+          String reason = e.getMessage().startsWith(e.field() + ": ")
+              ? e.getMessage().substring(e.field().length() + 2) : e.getMessage();
+          throw new InvalidRequestException(field + "." + e.field(), reason);
+        }
         return new RedisList(list, parsed);
       }
       default -> throw new InvalidRequestException(field + ".type",

@@ -34,4 +34,15 @@ class ForwardSpecTest {
     assertThat(spec).isEqualTo(new ForwardSpec.Rabbit("orders", "😀.é"));
     assertThat(ForwardSpec.fromStored(spec.stored())).isEqualTo(spec);
   }
+
+  @Test
+  void aBadListNameIsNamedAsTheCallerWroteIt() throws Exception {
+    assertThatThrownBy(() -> ForwardSpec.fromJson(json("{\"type\":\"list\",\"list\":\"\"}"), "forward"))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageStartingWith("forward.list: is empty")
+        .extracting(e -> ((InvalidRequestException) e).field()).isEqualTo("forward.list");
+    assertThatThrownBy(() -> ForwardSpec.fromJson(json("{\"type\":\"list\",\"list\":\"a\\tb\"}"), "forward"))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageStartingWith("forward.list: contains U+0009");
+  }
 }
