@@ -137,4 +137,58 @@ class HostileBrokerIT {
       ch.exchangeDelete(name);
     }
   }
+
+  @Test
+  void twoForwardersOnOneQueueShareItWithoutPublishingAJobTwice() throws Exception {
+    TestRabbit.Sink sink = closeLater(new TestRabbit.Sink("two"));
+    int n = 3_000;
+    schedule("t", n);
+    RabbitForwarder a = closeLater(RabbitForwarder.builder(queue, TestRabbit.factory())
+        .exchange(sink.exchange).routingKey(sink.key).maxInFlight(50).start());
+    RabbitForwarder b = closeLater(RabbitForwarder.builder(queue, TestRabbit.factory())
+        .exchange(sink.exchange).routingKey(sink.key).maxInFlight(50).start());
+    await().atMost(Duration.ofSeconds(60)).until(() -> sink.distinct() == n);
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.status().forwarded() + b.status().forwarded() == n);
+    assertThat(sink.republished()).as("claims are exclusive: no job published by both").isZero();
+    assertThat(a.status().forwarded()).as("both took part").isPositive();
+    assertThat(b.status().forwarded()).isPositive();
+  }
+
+  @Test
+  void closingDuringABrokerOutageIsQuickAndLeavesEveryJobInDelayq() throws Exception {
+    TestRabbit.Sink sink = closeLater(new TestRabbit.Sink("outage"));
+    int n = 2_000;
+    schedule("o", n);
+    RabbitForwarder f = RabbitForwarder.builder(queue, TestRabbit.factory())
+        .exchange(sink.exchange).routingKey(sink.key)
+        .maxInFlight(200)
+        .confirmTimeout(Duration.ofSeconds(3)).lease(Duration.ofSeconds(30))
+        .retryBackoff(Duration.ofMillis(100), Duration.ofSeconds(1))
+        .start();
+    await().atMost(Duration.ofSeconds(20)).until(() -> f.status().forwarded() > 0);
+    long closeMillis;
+    try {
+      TestRabbit.rabbitmqctl("stop_app");
+      await().atMost(Duration.ofSeconds(10)).until(() -> f.status().state() == State.RETRYING);
+      long started = System.nanoTime();
+      f.close();
+      closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    } finally {
+      TestRabbit.rabbitmqctl("start_app");
+    }
+    assertThat(closeMillis).as("close does not wait for a broker that is away").isLessThan(5_000);
+    assertThat(f.status().state()).isEqualTo(State.CLOSED);
+    QueueStats s = queue.admin().stats();
+    assertThat(s.active()).as("no lease left behind").isZero();
+    assertThat(s.dead()).isZero();
+    assertThat(s.scheduled()).as("what was not recorded as forwarded waits in delayq").isEqualTo(n - f.status().forwarded());
+
+    // and a forwarder started once the broker is back delivers the rest (the sink reconnects by itself)
+    closeLater(RabbitForwarder.builder(queue, TestRabbit.factory())
+        .exchange(sink.exchange).routingKey(sink.key)
+        .retryBackoff(Duration.ofMillis(100), Duration.ofSeconds(1))
+        .start());
+    await().atMost(Duration.ofSeconds(60)).until(() -> sink.distinct() == n);
+    await().atMost(Duration.ofSeconds(10)).until(() -> queue.admin().stats().scheduled() == 0);
+  }
 }
