@@ -106,4 +106,18 @@ class HostileInputIT {
     assertThat(sink.counts).doesNotContainKey("huge");
     await().atMost(Duration.ofSeconds(10)).until(() -> f.status().state() == State.RUNNING);
   }
+
+  @Test
+  void anEmptyPayloadAndAnIdOfExactly255Utf8BytesArriveAsTheyAre() throws Exception {
+    TestRabbit.Sink sink = closeLater(new TestRabbit.Sink("k"));
+    String longest = "€".repeat(85); // 3 bytes each: 255
+    queue.schedule(JobRequest.of(new byte[0]).withId("empty"));
+    queue.schedule(JobRequest.of("x").withId(longest));
+    queue.schedule(JobRequest.of("y").withId("id with space and 😀"));
+    closeLater(RabbitForwarder.builder(queue, TestRabbit.factory()).exchange(sink.exchange).routingKey(sink.key).start());
+    await().atMost(Duration.ofSeconds(15)).until(() -> sink.distinct() == 3);
+    assertThat(sink.bodies.get("empty")).isEmpty();
+    assertThat(sink.counts).containsKeys(longest, "id with space and 😀");
+    assertThat(queue.admin().stats().dead()).isZero();
+  }
 }
