@@ -125,6 +125,7 @@ public final class RabbitForwarder implements Forwarder {
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Set<String> suspectExchanges = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Map<String, Long> nextExchangeCheck = new java.util.concurrent.ConcurrentHashMap<>();
   private final AtomicLong forwarded = new AtomicLong();
   private final AtomicLong deadLettered = new AtomicLong();
   private final AtomicLong retried = new AtomicLong();
@@ -373,6 +374,14 @@ public final class RabbitForwarder implements Forwarder {
         outcomes.add(new Release(job, backoff.delayAfter(failures + 1, ThreadLocalRandom.current())));
         continue;
       }
+      if (!to.exchange().equals(defaultRoute.exchange()) && suspectExchanges.contains(to.exchange())
+          && !exchangeExists(s.connection, to.exchange())) {
+        // why: publishing would close the channel (404) and hand back every job in flight with it
+        noteError("job '" + job.id() + "' is routed to exchange '" + to.exchange() + "', which does not exist: declare"
+            + " it; such jobs wait in delayq, the others are forwarded");
+        outcomes.add(new Release(job, backoff.delayAfter(failures + 5, ThreadLocalRandom.current())));
+        continue;
+      }
       String unpublishable = unpublishable(job);
       if (unpublishable != null) {
         // why: amqp-client refuses such a message before sending anything; publishing it would fail the
@@ -396,6 +405,29 @@ public final class RabbitForwarder implements Forwarder {
         return;
       }
     }
+  }
+
+  /**
+   * Whether a suspect exchange that only per-job routes name exists now, asked passively on a
+   * channel of its own at most once a second per exchange; found, it is no longer suspect.
+   */
+  private boolean exchangeExists(Connection connection, String exchange) {
+    long now = System.nanoTime();
+    Long next = nextExchangeCheck.get(exchange);
+    if (next != null && now - next < 0) {
+      return false;
+    }
+    nextExchangeCheck.put(exchange, now + TimeUnit.SECONDS.toNanos(1));
+    try {
+      Channel probe = connection.createChannel();
+      probe.exchangeDeclarePassive(exchange);
+      probe.close();
+    } catch (IOException | java.util.concurrent.TimeoutException | RuntimeException e) {
+      return false;
+    }
+    suspectExchanges.remove(exchange);
+    nextExchangeCheck.remove(exchange);
+    return true;
   }
 
   private RabbitRoute routeOf(LeasedJob job) {
@@ -456,6 +488,11 @@ public final class RabbitForwarder implements Forwarder {
       check.addAll(suspectExchanges);
       for (String exchange : check) {
         if (exchange.isEmpty()) {
+          continue;
+        }
+        if (!exchange.equals(defaultRoute.exchange())) {
+          // why: an exchange only some jobs are routed to must not stop the others; its jobs wait (publish)
+          exchangeExists(connection, exchange);
           continue;
         }
         Channel probe = connection.createChannel();

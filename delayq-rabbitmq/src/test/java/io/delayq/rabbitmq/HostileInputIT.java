@@ -120,4 +120,30 @@ class HostileInputIT {
     assertThat(sink.counts).containsKeys(longest, "id with space and 😀");
     assertThat(queue.admin().stats().dead()).isZero();
   }
+
+  @Test
+  void aJobRoutedToAMissingExchangeWaitsWithoutStoppingTheOthers() throws Exception {
+    TestRabbit.Sink sink = closeLater(new TestRabbit.Sink("k"));
+    TestRabbit.Sink later = closeLater(new TestRabbit.Sink("k", false));
+    queue.schedule(JobRequest.of("elsewhere").withId("bad").withMaxAttempts(1));
+    for (int i = 0; i < 20; i++) {
+      queue.schedule(JobRequest.of("ok").withId("ok" + i).withDelay(Duration.ofMillis(300 + i * 50L)));
+    }
+    RabbitForwarder f = closeLater(RabbitForwarder.builder(queue, TestRabbit.factory())
+        .exchange(sink.exchange).routingKey(sink.key)
+        .route(job -> job.id().equals("bad") ? new RabbitRoute(later.exchange, "k") : null)
+        .retryBackoff(Duration.ofMillis(100), Duration.ofSeconds(1))
+        .start());
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> sink.distinct() == 20);
+    await().atMost(Duration.ofSeconds(10)).until(() -> f.status().state() == State.RUNNING);
+    JobInfo bad = queue.get("bad").orElseThrow();
+    assertThat(bad.state()).as("waits, not buried").isIn(JobState.SCHEDULED, JobState.ACTIVE);
+    assertThat(bad.attempts()).as("no attempt used").isLessThanOrEqualTo(1);
+
+    later.declareExchange();
+    await().atMost(Duration.ofSeconds(20)).until(() -> later.distinct() == 1);
+    assertThat(later.counts).containsOnlyKeys("bad");
+    assertThat(queue.admin().stats().dead()).isZero();
+  }
 }
