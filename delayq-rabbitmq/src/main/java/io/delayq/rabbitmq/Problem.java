@@ -15,6 +15,29 @@ import java.util.regex.Pattern;
  */
 record Problem(State state, String message) {
   private static final Pattern NO_EXCHANGE = Pattern.compile("no exchange '(.*)' in vhost '(.*)'");
+  private static final Pattern TOO_LARGE = Pattern.compile("message size \\d+ is larger than (?:configured )?max size (\\d+)");
+
+  /**
+   * The broker's {@code max_message_size} when {@code e} is its refusal of a larger message (406
+   * {@code PRECONDITION_FAILED}, which closes the channel), else -1. AMQP has no way to ask for it
+   * before publishing.
+   */
+  static long maxMessageSize(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof com.rabbitmq.client.ShutdownSignalException sse
+          && sse.getReason() instanceof AMQP.Channel.Close close && close.getReplyCode() == 406) {
+        Matcher m = TOO_LARGE.matcher(close.getReplyText());
+        if (m.find()) {
+          try {
+            return Long.parseLong(m.group(1));
+          } catch (NumberFormatException overflow) {
+            return -1;
+          }
+        }
+      }
+    }
+    return -1;
+  }
 
   /**
    * The problem behind {@code e}; a missing exchange it names is added to {@code suspectExchanges},

@@ -125,6 +125,7 @@ public final class RabbitForwarder implements Forwarder {
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Set<String> suspectExchanges = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Map<String, Long> nextExchangeCheck = new java.util.concurrent.ConcurrentHashMap<>();
   private final AtomicLong forwarded = new AtomicLong();
   private final AtomicLong deadLettered = new AtomicLong();
   private final AtomicLong retried = new AtomicLong();
@@ -134,6 +135,8 @@ public final class RabbitForwarder implements Forwarder {
   private volatile Instant lastErrorAt;
   private String lastLogged;
   private volatile Session session;
+  /** The broker's max_message_size once a 406 told it; -1 until then. */
+  private volatile long maxMessageBytes = -1;
   private volatile boolean settlerStop;
   private Thread forwarderThread;
   private Thread settlerThread;
@@ -291,6 +294,10 @@ public final class RabbitForwarder implements Forwarder {
       }
       if (failure != null) {
         failures++;
+        long max = Problem.maxMessageSize(failure);
+        if (max >= 0) {
+          maxMessageBytes = max;
+        }
         Problem p = Problem.of(failure, factory.getHost(), factory.getPort(), suspectExchanges);
         Duration delay = backoff.delayAfter(failures, ThreadLocalRandom.current());
         failed(p);
@@ -367,6 +374,21 @@ public final class RabbitForwarder implements Forwarder {
         outcomes.add(new Release(job, backoff.delayAfter(failures + 1, ThreadLocalRandom.current())));
         continue;
       }
+      if (!to.exchange().equals(defaultRoute.exchange()) && suspectExchanges.contains(to.exchange())
+          && !exchangeExists(s.connection, to.exchange())) {
+        // why: publishing would close the channel (404) and hand back every job in flight with it
+        noteError("job '" + job.id() + "' is routed to exchange '" + to.exchange() + "', which does not exist: declare"
+            + " it; such jobs wait in delayq, the others are forwarded");
+        outcomes.add(new Release(job, backoff.delayAfter(failures + 5, ThreadLocalRandom.current())));
+        continue;
+      }
+      String unpublishable = unpublishable(job);
+      if (unpublishable != null) {
+        // why: amqp-client refuses such a message before sending anything; publishing it would fail the
+        // channel, hand back every job in flight with it, and do the same again on each claim, forever
+        outcomes.add(new Bury(job, unpublishable));
+        continue;
+      }
       Pending p = new Pending(job, to, System.nanoTime());
       try {
         // why: registered before the publish, since its confirm may arrive before basicPublish returns
@@ -385,12 +407,61 @@ public final class RabbitForwarder implements Forwarder {
     }
   }
 
+  /**
+   * Whether a suspect exchange that only per-job routes name exists now, asked passively on a
+   * channel of its own at most once a second per exchange; found, it is no longer suspect.
+   */
+  private boolean exchangeExists(Connection connection, String exchange) {
+    long now = System.nanoTime();
+    Long next = nextExchangeCheck.get(exchange);
+    if (next != null && now - next < 0) {
+      return false;
+    }
+    nextExchangeCheck.put(exchange, now + TimeUnit.SECONDS.toNanos(1));
+    try {
+      Channel probe = connection.createChannel();
+      probe.exchangeDeclarePassive(exchange);
+      probe.close();
+    } catch (IOException | java.util.concurrent.TimeoutException | RuntimeException e) {
+      return false;
+    }
+    suspectExchanges.remove(exchange);
+    nextExchangeCheck.remove(exchange);
+    return true;
+  }
+
   private RabbitRoute routeOf(LeasedJob job) {
     if (route == null) {
       return defaultRoute;
     }
     RabbitRoute r = route.apply(job);
     return r != null ? r : defaultRoute;
+  }
+
+  /**
+   * Why AMQP, or this broker, cannot take {@code job}'s message as it is (short strings hold 255
+   * bytes; the broker refuses bodies over its max_message_size), or null.
+   */
+  private String unpublishable(LeasedJob job) {
+    long max = maxMessageBytes;
+    if (max >= 0 && job.payload().length > max) {
+      return "unpublishable: the payload takes " + job.payload().length + " bytes; the broker refuses messages over "
+          + max + " bytes (406 PRECONDITION_FAILED, its max_message_size): raise max_message_size or store the body"
+          + " elsewhere and schedule its key";
+    }
+    int idBytes = RabbitRoute.utf8Length(job.id());
+    if (idBytes > RabbitRoute.MAX_SHORT_STRING_BYTES) {
+      return "unpublishable: the job id takes " + idBytes + " bytes and becomes the messageId, which AMQP limits to "
+          + RabbitRoute.MAX_SHORT_STRING_BYTES + "; schedule it again with a shorter id";
+    }
+    for (String name : job.traceHeaders().keySet()) {
+      int bytes = RabbitRoute.utf8Length(name);
+      if (bytes > RabbitRoute.MAX_SHORT_STRING_BYTES) {
+        return "unpublishable: trace header name takes " + bytes + " bytes; AMQP limits header names to "
+            + RabbitRoute.MAX_SHORT_STRING_BYTES;
+      }
+    }
+    return null;
   }
 
   private AMQP.BasicProperties properties(LeasedJob job) {
@@ -417,6 +488,11 @@ public final class RabbitForwarder implements Forwarder {
       check.addAll(suspectExchanges);
       for (String exchange : check) {
         if (exchange.isEmpty()) {
+          continue;
+        }
+        if (!exchange.equals(defaultRoute.exchange())) {
+          // why: an exchange only some jobs are routed to must not stop the others; its jobs wait (publish)
+          exchangeExists(connection, exchange);
           continue;
         }
         Channel probe = connection.createChannel();

@@ -1,6 +1,7 @@
 package io.delayq.rabbitmq;
 
 import io.delayq.InvalidRequestException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Where one message goes: an exchange and the routing key it is published with. The empty
@@ -19,12 +20,25 @@ public record RabbitRoute(String exchange, String routingKey) {
     if (routingKey == null) {
       throw new InvalidRequestException("routingKey", "is null; pass \"\" for an exchange that ignores the key");
     }
-    if (exchange.length() > 255) {
-      throw new InvalidRequestException("exchange", "is " + exchange.length() + " characters; AMQP allows at most 255");
+    // why: AMQP counts a short string in UTF-8 bytes; a name of 255 characters or fewer can still be
+    // too long, and amqp-client would refuse every publish with it
+    int exchangeBytes = utf8Length(exchange);
+    if (exchangeBytes > MAX_SHORT_STRING_BYTES) {
+      throw new InvalidRequestException("exchange", "takes " + exchangeBytes + " bytes in UTF-8; AMQP allows at most "
+          + MAX_SHORT_STRING_BYTES);
     }
-    if (routingKey.length() > 255) {
-      throw new InvalidRequestException("routingKey", "is " + routingKey.length() + " characters; AMQP allows at most 255");
+    int keyBytes = utf8Length(routingKey);
+    if (keyBytes > MAX_SHORT_STRING_BYTES) {
+      throw new InvalidRequestException("routingKey", "takes " + keyBytes + " bytes in UTF-8; AMQP allows at most "
+          + MAX_SHORT_STRING_BYTES);
     }
+  }
+
+  /** The most bytes an AMQP 0-9-1 short string (exchange, routing key, messageId, header name) holds. */
+  static final int MAX_SHORT_STRING_BYTES = 255;
+
+  static int utf8Length(String s) {
+    return s.getBytes(StandardCharsets.UTF_8).length;
   }
 
   @Override

@@ -52,4 +52,16 @@ class ProblemTest {
         .isEqualTo(new Problem(State.RETRYING, "no confirm within PT10S"));
     assertThat(suspects).isEmpty();
   }
+
+  @Test
+  void aMessageOverTheBrokersMaxSizeTellsTheSize() {
+    assertThat(Problem.maxMessageSize(channelClosed(406,
+        "PRECONDITION_FAILED - message size 134217729 is larger than configured max size 134217728")))
+        .isEqualTo(134217728L);
+    assertThat(Problem.maxMessageSize(channelClosed(406, "PRECONDITION_FAILED - message size 9 is larger than max size 8")))
+        .isEqualTo(8L);
+    assertThat(Problem.maxMessageSize(channelClosed(406, "PRECONDITION_FAILED - inequivalent arg 'durable'")))
+        .isEqualTo(-1L);
+    assertThat(Problem.maxMessageSize(new ConnectException("Connection refused"))).isEqualTo(-1L);
+  }
 }

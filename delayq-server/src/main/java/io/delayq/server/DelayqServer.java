@@ -245,6 +245,13 @@ final class DelayqServer {
       throw new ServeCommand.UsageException("--rabbitmq (DELAYQ_RABBITMQ_URL) '" + redactAmqp(url) + "' is not a"
           + " RabbitMQ URL (" + e.getMessage() + "); write amqp://user:password@host:5672/vhost, or amqps:// for TLS");
     }
+    // why: amqp-client takes any port here and fails only on connecting, so a typo would leave every
+    // forwarded queue RETRYING for ever instead of stopping the start
+    int port = factory.getPort();
+    if (port < 1 || port > 65535) {
+      throw new ServeCommand.UsageException("--rabbitmq (DELAYQ_RABBITMQ_URL) '" + redactAmqp(url) + "' names port "
+          + port + "; a port is between 1 and 65535 (5672 for amqp://, 5671 for amqps://)");
+    }
     return factory;
   }
 

@@ -78,6 +78,20 @@ class ServeCommandTest {
   }
 
   @Test
+  void refusesARabbitmqUrlThatCanNeverConnect() {
+    assertThat(settings("--token", "", "--rabbitmq", "amqp://guest:guest@127.0.0.1:5672").rabbitmqUrl())
+        .isEqualTo("amqp://guest:guest@127.0.0.1:5672");
+    assertThatThrownBy(() -> settings("--token", "", "--rabbitmq", "amqp://guest:guest@127.0.0.1:99999"))
+        .isInstanceOf(ServeCommand.UsageException.class)
+        .hasMessageContaining("--rabbitmq (DELAYQ_RABBITMQ_URL)")
+        .hasMessageContaining("port 99999")
+        .hasMessageNotContaining("guest:guest");
+    assertThatThrownBy(() -> settings("--token", "", "--rabbitmq", "http://127.0.0.1"))
+        .isInstanceOf(ServeCommand.UsageException.class)
+        .hasMessageContaining("is not a RabbitMQ URL");
+  }
+
+  @Test
   void theEmbeddedRedisPortIsFreeByDefaultAndCheckedWhenGiven() {
     assertThat(settings("--port", "0", "--token", "").redisPort()).isZero();
     assertThat(settings("--port", "0", "--token", "", "--redis-port", "6390").redisPort()).isEqualTo(6390);

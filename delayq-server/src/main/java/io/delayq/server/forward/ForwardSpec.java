@@ -82,6 +82,7 @@ public sealed interface ForwardSpec {
       case "list" -> {
         only(object, field, Set.of("type", "list", "format"));
         String list = text(object, field, "list", true);
+        checkWholeCharacters(field + ".list", list);
         String format = text(object, field, "format", false);
         ListForwarding.Format parsed = ListForwarding.DEFAULT_FORMAT;
         if (format != null) {
@@ -92,8 +93,15 @@ public sealed interface ForwardSpec {
                 + " \"envelope\" (a JSON object with id, attempt, dueAt and payload); got \"" + abbreviate(format) + "\"");
           }
         }
-        // why: the library checks the list name; building the options now refuses a bad one here
-        ListForwarding.toList(list).format(parsed).build();
+        // why: the library checks the list name; building the options now refuses a bad one here,
+        // named as the caller wrote it (forward.list), not as the library calls it (list)
+        try {
+          ListForwarding.toList(list).format(parsed).build();
+        } catch (InvalidRequestException e) {
+          String reason = e.getMessage().startsWith(e.field() + ": ")
+              ? e.getMessage().substring(e.field().length() + 2) : e.getMessage();
+          throw new InvalidRequestException(field + "." + e.field(), reason);
+        }
         return new RedisList(list, parsed);
       }
       default -> throw new InvalidRequestException(field + ".type",
@@ -146,6 +154,18 @@ public sealed interface ForwardSpec {
     }
     if (value.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
       throw new InvalidRequestException(field, "holds a control character; use printable text");
+    }
+    checkWholeCharacters(field, value);
+  }
+
+  /**
+   * Refuses half of a surrogate pair (JSON's {@code "\ud800"}): UTF-8 cannot encode it, so the
+   * name would be stored, and used, as {@code ?}.
+   */
+  private static void checkWholeCharacters(String field, String value) {
+    if (value.codePoints().anyMatch(cp -> cp >= Character.MIN_SURROGATE && cp <= Character.MAX_SURROGATE)) {
+      throw new InvalidRequestException(field, "holds half of a UTF-16 surrogate pair, which UTF-8 cannot encode; send"
+          + " the whole character");
     }
   }
 

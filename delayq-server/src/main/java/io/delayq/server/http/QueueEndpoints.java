@@ -56,13 +56,17 @@ final class QueueEndpoints {
 
   private ObjectNode forwardView(String queue, String stored) {
     ObjectNode view;
+    ForwardSpec spec = null;
     try {
-      view = ForwardSpec.fromStored(stored).toJson();
+      spec = ForwardSpec.fromStored(stored);
+      view = spec.toJson();
     } catch (IllegalStateException unreadable) {
       view = Json.object().put("error", unreadable.getMessage());
     }
     Optional<ForwardSupervisor.View> running = forwarding == null ? Optional.empty() : forwarding.view(queue);
-    if (running.isPresent() && running.get().status() != null) {
+    // why: the server applies a new spec moments after storing it; until then the forwarder it
+    // runs is the previous spec's, whose status would be shown as the new one's
+    if (running.isPresent() && running.get().status() != null && java.util.Objects.equals(running.get().spec(), spec)) {
       view.set("status", Views.forwarderStatus(running.get().status()));
     }
     return view;

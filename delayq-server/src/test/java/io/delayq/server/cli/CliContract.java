@@ -198,6 +198,9 @@ abstract class CliContract {
     Cli.Result emptyExchange = delayq("forward", queue, "--rabbitmq-exchange", "");
     assertExit(emptyExchange, 2);
     assertThat(emptyExchange.err()).startsWith("delayq forward: --rabbitmq-exchange");
+    Cli.Result emptyList = delayq("forward", queue, "--list", "");
+    assertExit(emptyList, 2);
+    assertThat(emptyList.err()).startsWith("delayq forward: --list is empty");
     Cli.Result both = delayq("forward", queue, "--list", "l", "--off");
     assertThat(both.exitCode()).as("%s", both).isEqualTo(2);
     // the refused calls changed nothing

@@ -227,6 +227,26 @@ class ForwardingIT {
     await().atMost(Duration.ofSeconds(5)).until(() -> plain.get("/v1/queues/" + queue).json().path("due").asLong() == 3);
   }
 
+  @Test
+  void aChangedForwardIsNeverShownWithThePreviousForwardersStatus() {
+    String queue = unique("fwd-change");
+    for (int i = 0; i < 5; i++) {
+      String missing = unique("no-such-exchange");
+      assertThat(api.put("/v1/queues/" + queue,
+          Map.of("forward", Map.of("type", "rabbitmq", "exchange", missing, "routingKey", "k"))).status()).isEqualTo(200);
+      await().atMost(Duration.ofSeconds(10)).until(() -> api.get("/v1/queues/" + queue).json().path("forward")
+          .path("status").path("target").asText().equals("rabbitmq:" + missing + "/k"));
+      String list = unique("ready");
+      Reply changed = api.put("/v1/queues/" + queue, Map.of("forward", Map.of("type", "list", "list", list)));
+      assertThat(changed.status()).as(changed.toString()).isEqualTo(200);
+      JsonNode forward = changed.json().path("forward");
+      assertThat(forward.path("list").asText()).isEqualTo(list);
+      if (forward.has("status")) {
+        assertThat(forward.path("status").path("target").asText()).as(changed.toString()).startsWith("redis-list:" + list);
+      }
+    }
+  }
+
   private static void assertRefused(Reply reply, String field, String text) {
     assertThat(reply.status()).as(reply.toString()).isEqualTo(400);
     assertThat(reply.json().path("detail").asText()).as(reply.toString()).startsWith(field + ":").contains(text);

@@ -131,6 +131,27 @@ class DelayqForwardingConfigurationTest {
   }
 
   @Test
+  void rabbitSettingsOfTheWrongTypeOrOutOfRangeNameTheProperty() {
+    String base = "delayq.forward.rabbitmq.orders.";
+    runner.withPropertyValues(base + "exchange=orders", base + "routing-key=k", base + "max-in-flight=lots")
+        .run(context -> {
+          assertThat(context).hasFailed();
+          assertThat(context.getStartupFailure()).hasStackTraceContaining(base + "max-in-flight");
+        });
+    runner.withPropertyValues(base + "exchange=orders", base + "routing-key=k", base + "confirm-timeout=banana")
+        .run(context -> {
+          assertThat(context).hasFailed();
+          assertThat(context.getStartupFailure()).hasStackTraceContaining(base + "confirm-timeout");
+        });
+    runner.withPropertyValues(base + "exchange=orders", base + "routing-key=k", base + "max-in-flight=-1")
+        .run(failsWith(base + "max-in-flight is not valid", "Change " + base + "max-in-flight"));
+    runner.withPropertyValues(base + "exchange=orders", base + "routing-key=k", base + "confirm-timeout=-5s")
+        .run(failsWith(base + "confirm-timeout is not valid", "Change " + base + "confirm-timeout"));
+    runner.withPropertyValues(base + "exchange=orders", base + "routing-key=" + "é".repeat(200))
+        .run(failsWith(base + "routing-key is not valid", "Change " + base + "routing-key"));
+  }
+
+  @Test
   void aQueueNameThatBreaksTheRulesNamesTheProperty() {
     runner.withPropertyValues("delayq.forward.list[orders/eu].list=execute_queue")
         .run(failsWith("The queue name in delayq.forward.list[orders/eu] is not valid", "Rename the queue"));
