@@ -39,6 +39,18 @@ public final class ForwardSupervisor implements AutoCloseable {
   private final String rabbitSource;
   private final Duration refreshEvery;
   private final Map<String, Entry> running = new ConcurrentHashMap<>();
+  /**
+   * Closes forwarders off the refresher's thread: a close waits for owed confirms (and a publish
+   * the broker blocks holds it longer), which must not hold up every other queue's changes.
+   */
+  private final java.util.concurrent.ExecutorService closer =
+      Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "delayq-forward-closer");
+        t.setDaemon(true);
+        return t;
+      });
+  private final Set<java.util.concurrent.Future<?>> closing = ConcurrentHashMap.newKeySet();
+  private final Starter starter;
   private final ScheduledExecutorService refresher =
       Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "delayq-forward-supervisor");
@@ -64,6 +76,16 @@ public final class ForwardSupervisor implements AutoCloseable {
    * @param rabbitSource where {@code rabbit} came from, for messages
    */
   public ForwardSupervisor(Delayq delayq, ConnectionFactory rabbit, String rabbitSource, Duration refreshEvery) {
+    this(delayq, rabbit, rabbitSource, refreshEvery, null);
+  }
+
+  /** Makes the forwarder for a spec; the tests' seam. */
+  interface Starter {
+    Forwarder start(JobQueue queue, ForwardSpec spec);
+  }
+
+  ForwardSupervisor(Delayq delayq, ConnectionFactory rabbit, String rabbitSource, Duration refreshEvery, Starter starter) {
+    this.starter = starter != null ? starter : this::startForwarder;
     this.delayq = delayq;
     this.rabbit = rabbit;
     this.rabbitSource = rabbitSource;
@@ -165,25 +187,30 @@ public final class ForwardSupervisor implements AutoCloseable {
       return refused(stored, null, "?", e.getMessage());
     }
     try {
-      Forwarder forwarder;
-      if (spec instanceof ForwardSpec.Rabbit r) {
-        if (rabbit == null) {
-          String why = "queue '" + queue.name() + "' is forwarded to RabbitMQ, but this server has no RabbitMQ"
-              + " connection: start it with --rabbitmq amqp://user:password@host:5672/vhost (DELAYQ_RABBITMQ_URL)";
-          log.warn("forwarding: {}", why);
-          return refused(stored, spec, "rabbitmq:" + r.exchange() + "/" + r.routingKey(), why);
-        }
-        forwarder = RabbitForwarder.builder(queue, rabbit).exchange(r.exchange()).routingKey(r.routingKey()).start();
-      } else {
-        ForwardSpec.RedisList l = (ForwardSpec.RedisList) spec;
-        forwarder = queue.forwardToList(ListForwarding.toList(l.list()).format(l.format()).build());
-      }
+      Forwarder forwarder = starter.start(queue, spec);
       log.info("forwarding: queue '{}' → {}", queue.name(), forwarder.target());
       return new Entry(stored, spec, forwarder, null);
     } catch (RuntimeException e) {
-      log.warn("forwarding: cannot start the forwarder of queue '{}': {}", queue.name(), e.toString());
-      return refused(stored, spec, spec.stored(), e.getMessage());
+      log.warn("forwarding: cannot start the forwarder of queue '{}': {}", queue.name(), e.getMessage());
+      return refused(stored, spec, target(spec), e.getMessage());
     }
+  }
+
+  private static String target(ForwardSpec spec) {
+    return spec instanceof ForwardSpec.Rabbit r ? "rabbitmq:" + r.exchange() + "/" + r.routingKey()
+        : "redis-list:" + ((ForwardSpec.RedisList) spec).list();
+  }
+
+  private Forwarder startForwarder(JobQueue queue, ForwardSpec spec) {
+    if (spec instanceof ForwardSpec.Rabbit r) {
+      if (rabbit == null) {
+          throw new IllegalStateException("queue '" + queue.name() + "' is forwarded to RabbitMQ, but this server has no"
+            + " RabbitMQ connection: start it with --rabbitmq amqp://user:password@host:5672/vhost (DELAYQ_RABBITMQ_URL)");
+      }
+      return RabbitForwarder.builder(queue, rabbit).exchange(r.exchange()).routingKey(r.routingKey()).start();
+    }
+    ForwardSpec.RedisList l = (ForwardSpec.RedisList) spec;
+    return queue.forwardToList(ListForwarding.toList(l.list()).format(l.format()).build());
   }
 
   private static Entry refused(String stored, ForwardSpec spec, String target, String why) {
@@ -195,18 +222,56 @@ public final class ForwardSupervisor implements AutoCloseable {
     Entry entry = running.remove(name);
     if (entry != null && entry.forwarder != null) {
       log.info("forwarding: stopping the forwarder of queue '{}' ({}): {}", name, entry.forwarder.target(), why);
-      entry.forwarder.close();
+      Forwarder forwarder = entry.forwarder;
+      java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+      closing.add(done);
+      closer.execute(() -> {
+        try {
+          forwarder.close();
+        } catch (RuntimeException e) {
+          log.warn("forwarding: closing the forwarder of queue '{}' failed: {}", name, e.toString());
+        } finally {
+          closing.remove(done);
+          done.complete(null);
+        }
+      });
     }
   }
 
-  /** Stops every forwarder: jobs not yet passed on stay in delayq. */
+  /** Longest the server's shutdown waits for its forwarders to hand back what was not confirmed. */
+  static final Duration CLOSE_WAIT = Duration.ofSeconds(60);
+
+  /** Stops every forwarder, all at once, and waits for them: jobs not yet passed on stay in delayq. */
   @Override
-  public synchronized void close() {
-    closed = true;
-    refresher.shutdownNow();
-    for (String name : Set.copyOf(running.keySet())) {
-      stop(name, "the server stops");
+  public void close() {
+    synchronized (this) {
+      closed = true;
+      refresher.shutdownNow();
+      for (String name : Set.copyOf(running.keySet())) {
+        stop(name, "the server stops");
+      }
     }
+    long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
+    for (java.util.concurrent.Future<?> pending : Set.copyOf(closing)) {
+      try {
+        pending.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        log.warn("forwarding: a forwarder did not close within {} s; its unconfirmed jobs go back when their"
+            + " leases end", CLOSE_WAIT.toSeconds());
+        break;
+      } catch (java.util.concurrent.ExecutionException e) {
+        // logged by the closer
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    closer.shutdown();
+  }
+
+  /** Forwarders being closed right now; for tests. */
+  int closing() {
+    return closing.size();
   }
 
   /** The RabbitMQ URL's source, for the startup log. */
