@@ -99,12 +99,24 @@ public final class ForwardSupervisor implements AutoCloseable {
     return this;
   }
 
-  /** Applies {@code queue}'s stored spec now (after the API changed it), on the refresher's thread. */
-  public void refreshSoon(String queue) {
-    if (!closed) {
-      refresher.execute(() -> refresh(queue));
+  /**
+   * Applies {@code queue}'s stored spec now (after the API changed it), on the refresher's thread;
+   * the future completes once that is done (a forwarder stopped by it has stopped claiming, or has
+   * had {@link #CLOSE_INLINE_WAIT} to, and finishes closing in the background).
+   */
+  public java.util.concurrent.CompletableFuture<Void> refreshSoon(String queue) {
+    if (closed) {
+      return java.util.concurrent.CompletableFuture.completedFuture(null);
     }
+    return java.util.concurrent.CompletableFuture.runAsync(() -> refresh(queue), refresher);
   }
+
+  /**
+   * How long a change waits for the forwarder it stops before going on. why: long enough for any
+   * forwarder to stop claiming (so a PUT that removes a forwarding is in effect on this server when
+   * it is answered), short enough that a close waiting for owed confirms holds up no other queue.
+   */
+  static final Duration CLOSE_INLINE_WAIT = Duration.ofSeconds(1);
 
   /** The forwarding of {@code queue} in this server, if it has one. */
   public Optional<View> view(String queue) {
@@ -235,6 +247,16 @@ public final class ForwardSupervisor implements AutoCloseable {
           done.complete(null);
         }
       });
+      try {
+        done.get(CLOSE_INLINE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        log.info("forwarding: the forwarder of queue '{}' is still closing (waiting for its target); it"
+            + " finishes in the background", name);
+      } catch (java.util.concurrent.ExecutionException e) {
+        // logged by the closer
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

@@ -116,7 +116,7 @@ public final class ApiServer {
         new Router(
             Routes.table(
                 new JobEndpoints(queues, metrics),
-                new WorkerEndpoints(queues, metrics, longPolls),
+                new WorkerEndpoints(queues, metrics, longPolls, forwarding),
                 new QueueEndpoints(queues, maxPartitions, forwarding),
                 new SystemEndpoints(delayq, metrics, () -> draining, forwarding)));
   }

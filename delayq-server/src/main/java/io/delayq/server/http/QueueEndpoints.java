@@ -44,6 +44,20 @@ final class QueueEndpoints {
     this.forwarding = forwarding;
   }
 
+  /**
+   * Waits, briefly, for this server to apply a changed forwarding, so that the answer shows the new
+   * forwarder and a removed one has stopped here; other instances follow within their refresh.
+   */
+  private static void awaitApplied(java.util.concurrent.CompletableFuture<Void> applied) {
+    try {
+      applied.get(5, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      // why: the spec is stored; the forwarder follows at the next refresh, as on every other instance
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** A queue's stats, with its forwarding and this server's forwarder's status when it has one. */
   private ObjectNode stats(JobQueue queue) {
     ObjectNode stats = Views.stats(queue.admin().stats());
@@ -136,7 +150,7 @@ final class QueueEndpoints {
       if (forwardGiven) {
         queue.admin().setForwardingSpec(forward == null ? null : forward.stored());
         if (forwarding != null) {
-          forwarding.refreshSoon(name);
+          awaitApplied(forwarding.refreshSoon(name));
         }
       }
       Optional<String> stored = queue.admin().forwardingSpec();

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delayq.InvalidRequestException;
 import io.delayq.JobQueue;
+import io.delayq.server.forward.ForwardSupervisor;
 import io.delayq.JobState;
 import io.delayq.LeasedJob;
 import io.delayq.PullConsumer;
@@ -46,7 +47,15 @@ final class WorkerEndpoints {
   private final ServerMetrics metrics;
   private final LongPolls longPolls;
 
+  private final ForwardSupervisor forwarding;
+
   WorkerEndpoints(Queues queues, ServerMetrics metrics, LongPolls longPolls) {
+    this(queues, metrics, longPolls, null);
+  }
+
+  /** @param forwarding the queues this server forwards, whose jobs are not for workers; or null */
+  WorkerEndpoints(Queues queues, ServerMetrics metrics, LongPolls longPolls, ForwardSupervisor forwarding) {
+    this.forwarding = forwarding;
     this.queues = queues;
     this.metrics = metrics;
     this.longPolls = longPolls;
@@ -64,6 +73,7 @@ final class WorkerEndpoints {
             ? Optional.of(request.queryInteger(CLAIM_PARAMS, "leaseMs", MIN_LEASE_MS, MAX_LEASE_MS, 0))
             : Optional.empty();
     JobQueue queue = queues.existing(request.path("queue"));
+    refuseIfForwarded(queue.name());
     Duration lease = leaseMs.map(Duration::ofMillis).orElseGet(() -> queues.defaults(queue).lease());
     return longPolls.claim(queue, max, lease, Duration.ofMillis(waitMs), request.gone()).thenApply(jobs -> {
       ArrayNode answer = Json.array();
@@ -75,6 +85,22 @@ final class WorkerEndpoints {
       }
       // why: a worker that gave up waiting never sees these jobs; back they go, attempt not counted
       return Response.ok(answer).ifUndelivered(() -> LongPolls.handBack(queue, jobs));
+    });
+  }
+
+  /**
+   * A queue the servers forward hands its due jobs to the forward's target: a worker claiming here
+   * too would take some of them from it, unseen by whoever reads the target.
+   */
+  private void refuseIfForwarded(String queue) {
+    if (forwarding == null) {
+      return;
+    }
+    forwarding.view(queue).ifPresent(view -> {
+      String path = "/v1/queues/" + PathCodec.encodeSegment(queue);
+      throw ApiException.conflict("queue '" + queue + "' is forwarded (" + (view.spec() == null ? "forward"
+          : view.spec().stored()) + "): its due jobs go there, not to workers. To claim them here, stop the"
+          + " forwarding first: PUT " + path + " {\"forward\":null} (or `delayq forward " + queue + " --off`)");
     });
   }
 

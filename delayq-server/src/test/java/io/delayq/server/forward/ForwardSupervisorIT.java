@@ -71,7 +71,8 @@ class ForwardSupervisorIT {
 
         delayq.queue("other").admin().setForwardingSpec(spec);
         supervisor.refreshSoon("other");
-        await().atMost(Duration.ofSeconds(3)).until(() -> started.containsKey("other"));
+        // why: a change waits for the forwarder it stops for at most CLOSE_INLINE_WAIT (1 s), then goes on
+        await().atMost(Duration.ofSeconds(4)).until(() -> started.containsKey("other"));
         assertThat(supervisor.view("other")).isPresent();
         assertThat(supervisor.closing()).isEqualTo(1);
       } finally {

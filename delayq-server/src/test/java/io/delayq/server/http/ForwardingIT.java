@@ -162,6 +162,29 @@ class ForwardingIT {
   }
 
   @Test
+  void aForwardedQueueRefusesClaimsSayingHowToStopTheForwarding() {
+    String queue = unique("fwd-claim");
+    String list = unique("ready");
+    assertThat(api.put("/v1/queues/" + queue, Map.of("forward", Map.of("type", "list", "list", list))).status())
+        .isEqualTo(200);
+    await().atMost(Duration.ofSeconds(10)).until(() ->
+        api.get("/v1/queues/" + queue).json().path("forward").has("status"));
+    Reply claim = api.post("/v1/queues/" + queue + "/claim?max=5");
+    assertThat(claim.status()).as(claim.toString()).isEqualTo(409);
+    assertThat(claim.json().path("detail").asText()).contains("is forwarded").contains("\"forward\":null")
+        .contains("delayq forward " + queue + " --off");
+
+    java.util.HashMap<String, Object> off = new java.util.HashMap<>();
+    off.put("forward", null);
+    assertThat(api.put("/v1/queues/" + queue, off).status()).isEqualTo(200);
+    scheduleAll(api, queue, 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> {
+      Reply again = api.post("/v1/queues/" + queue + "/claim?max=5");
+      return again.status() == 200 && again.json().size() == 1;
+    });
+  }
+
+  @Test
   void forwardingRemovedStopsItAndJobsStayForWorkers() {
     String queue = unique("fwd-off");
     String list = unique("ready");
