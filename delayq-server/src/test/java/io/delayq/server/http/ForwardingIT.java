@@ -10,6 +10,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
+import io.delayq.server.forward.ForwardSupervisor;
 import io.delayq.server.testing.ApiClient;
 import io.delayq.server.testing.ApiClient.Reply;
 import io.delayq.server.testing.ServerProcess;
@@ -26,6 +27,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -80,16 +82,53 @@ class ForwardingIT {
     return factory;
   }
 
-  private static String unique(String prefix) {
-    return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+  /** Queues made here, by the API that made them: deleted after each test, since every server on this Redis would forward them. */
+  private final List<Map.Entry<ApiClient, String>> made = new ArrayList<>();
+
+  @AfterEach
+  void deleteQueues() {
+    for (Map.Entry<ApiClient, String> queue : made) {
+      Reply deleted = queue.getKey().delete("/v1/queues/" + queue.getValue() + "?force=true");
+      assertThat(deleted.status()).as(deleted.toString()).isIn(200, 404);
+    }
+  }
+
+  private String unique(String prefix) {
+    return unique(api, prefix);
+  }
+
+  private String unique(ApiClient on, String prefix) {
+    String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    made.add(Map.entry(on, name));
+    return name;
   }
 
   private static void scheduleAll(ApiClient api, String queue, int count) {
+    scheduleAll(api, queue, count, 0);
+  }
+
+  private static void scheduleAll(ApiClient api, String queue, int count, long afterMs) {
     for (int i = 0; i < count; i++) {
       Reply created = api.post("/v1/queues/" + queue + "/jobs",
-          Map.of("id", "job-" + i, "payload", "payload-" + i, "delayMs", i % 5 * 100));
+          Map.of("id", "job-" + i, "payload", "payload-" + i, "delayMs", afterMs + i % 5 * 100));
       assertThat(created.status()).as(created.toString()).isEqualTo(201);
     }
+  }
+
+  /**
+   * Jobs scheduled this long after a forwarding is removed come due once every server on the Redis
+   * has applied it: the one that took the PUT at once, the others (here the shared server) within
+   * their refresh interval.
+   */
+  private static final long AFTER_EVERY_REFRESH_MS = ForwardSupervisor.DEFAULT_REFRESH.toMillis() + 1_500;
+
+  /** What every server on this Redis says it forwarded of {@code queue}: they share the work. */
+  private static long forwardedByAllServers(String queue) {
+    long total = 0;
+    for (ApiClient server : List.of(api, shared.api())) {
+      total += server.get("/v1/queues/" + queue).json().path("forward").path("status").path("forwarded").asLong();
+    }
+    return total;
   }
 
   @Test
@@ -117,7 +156,7 @@ class ForwardingIT {
       assertThat(stats.path("scheduled").asLong() + stats.path("active").asLong()).isZero();
       assertThat(stats.path("forward").path("list").asText()).isEqualTo(list);
       assertThat(stats.path("forward").path("status").path("state").asText()).isEqualTo("RUNNING");
-      assertThat(stats.path("forward").path("status").path("forwarded").asLong()).isEqualTo(40);
+      assertThat(forwardedByAllServers(queue)).isEqualTo(40);
     });
   }
 
@@ -156,7 +195,7 @@ class ForwardingIT {
         JsonNode forward = api.get("/v1/queues/" + queue).json().path("forward");
         assertThat(forward.path("exchange").asText()).isEqualTo(exchange);
         assertThat(forward.path("status").path("state").asText()).isEqualTo("RUNNING");
-        assertThat(forward.path("status").path("forwarded").asLong()).isEqualTo(30);
+        assertThat(forwardedByAllServers(queue)).isEqualTo(30);
       });
     }
   }
@@ -177,8 +216,8 @@ class ForwardingIT {
     java.util.HashMap<String, Object> off = new java.util.HashMap<>();
     off.put("forward", null);
     assertThat(api.put("/v1/queues/" + queue, off).status()).isEqualTo(200);
-    scheduleAll(api, queue, 1);
-    await().atMost(Duration.ofSeconds(10)).until(() -> {
+    scheduleAll(api, queue, 1, AFTER_EVERY_REFRESH_MS);
+    await().atMost(Duration.ofSeconds(20)).until(() -> {
       Reply again = api.post("/v1/queues/" + queue + "/claim?max=5");
       return again.status() == 200 && again.json().size() == 1;
     });
@@ -200,8 +239,8 @@ class ForwardingIT {
     // left out, the forwarding stays as it is: here, off
     assertThat(api.put("/v1/queues/" + queue, Map.of("maxAttempts", 3)).json().has("forward")).isFalse();
 
-    scheduleAll(api, queue, 5);
-    await().atMost(Duration.ofSeconds(5)).until(() -> api.get("/v1/queues/" + queue).json().path("due").asLong() == 5);
+    scheduleAll(api, queue, 5, AFTER_EVERY_REFRESH_MS);
+    await().atMost(Duration.ofSeconds(20)).until(() -> api.get("/v1/queues/" + queue).json().path("due").asLong() == 5);
     assertThat(redisConnection.sync().llen(list)).isZero();
     assertThat(api.get("/v1/queues/" + queue).json().has("forward")).isFalse();
   }
@@ -234,9 +273,10 @@ class ForwardingIT {
   @Test
   void aServerWithoutRabbitMqSaysSoInTheQueuesStatus() {
     ApiClient plain = shared.api();
-    String queue = unique("fwd-norabbit");
+    String queue = unique(plain, "fwd-norabbit");
     assertThat(plain.put("/v1/queues/" + queue,
-        Map.of("forward", Map.of("type", "rabbitmq", "exchange", "orders", "routingKey", "k"))).status()).isEqualTo(200);
+        Map.of("forward", Map.of("type", "rabbitmq", "exchange", "no-such-exchange-" + queue, "routingKey", "k")))
+        .status()).isEqualTo(200);
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
       JsonNode status = plain.get("/v1/queues/" + queue).json().path("forward").path("status");
       assertThat(status.path("state").asText()).isEqualTo("MISCONFIGURED");
