@@ -1,5 +1,6 @@
 package io.delayq.spring.internal.forward;
 
+import io.delayq.spring.internal.InParallel;
 import io.delayq.Forwarder;
 import io.delayq.SortedSetBridge;
 import io.delayq.spring.listener.DelayqListenerRegistry;
@@ -125,32 +126,14 @@ public final class ForwardingLifecycle implements SmartLifecycle, DisposableBean
       }
     }
     bridges.clear();
-    List<Thread> closing = new ArrayList<>();
-    for (Forwarder forwarder : forwarders) {
-      Thread t = new Thread(() -> {
-        try {
-          forwarder.close();
-        } catch (RuntimeException e) {
-          log.warn("closing the forwarder of queue '{}' to {} failed", forwarder.queue(), forwarder.target(), e);
-        }
-      }, "delayq-forwarder-stop-" + forwarder.queue());
-      t.start();
-      closing.add(t);
-    }
+    List<Forwarder> closing = List.copyOf(forwarders);
     forwarders.clear();
-    boolean interrupted = false;
-    for (Thread t : closing) {
-      while (t.isAlive()) {
-        try {
-          t.join();
-        } catch (InterruptedException e) {
-          // why: the client must not close under a forwarder still settling what the broker confirmed
-          interrupted = true;
-        }
+    InParallel.stopAll(closing, forwarder -> "delayq-forwarder-stop-" + forwarder.queue(), forwarder -> {
+      try {
+        forwarder.close();
+      } catch (RuntimeException e) {
+        log.warn("closing the forwarder of queue '{}' to {} failed", forwarder.queue(), forwarder.target(), e);
       }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
+    });
   }
 }

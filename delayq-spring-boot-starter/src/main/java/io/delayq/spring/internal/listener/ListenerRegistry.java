@@ -1,8 +1,8 @@
 package io.delayq.spring.internal.listener;
 
+import io.delayq.spring.internal.InParallel;
 import io.delayq.spring.listener.DelayqListenerContainer;
 import io.delayq.spring.listener.DelayqListenerRegistry;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -91,32 +91,13 @@ public final class ListenerRegistry implements DelayqListenerRegistry, SmartLife
       started.get(0).stop();
       return;
     }
-    List<Thread> stopping = new ArrayList<>();
-    for (ListenerContainer container : started) {
-      Thread t = new Thread(() -> {
-        try {
-          container.stop();
-        } catch (RuntimeException e) {
-          log.warn("stopping {} failed", container, e);
-        }
-      }, "delayq-listener-stop-" + container.id());
-      t.start();
-      stopping.add(t);
-    }
-    boolean interrupted = false;
-    for (Thread t : stopping) {
-      while (t.isAlive()) {
-        try {
-          t.join();
-        } catch (InterruptedException e) {
-          // why: the client must not close under handlers still in their shutdown time
-          interrupted = true;
-        }
+    InParallel.stopAll(started, container -> "delayq-listener-stop-" + container.id(), container -> {
+      try {
+        container.stop();
+      } catch (RuntimeException e) {
+        log.warn("stopping {} failed", container, e);
       }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
+    });
   }
 
   @Override
