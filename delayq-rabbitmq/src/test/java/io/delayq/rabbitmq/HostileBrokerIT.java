@@ -3,19 +3,14 @@ package io.delayq.rabbitmq;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.delayq.Delayq;
 import io.delayq.ForwarderStatus.State;
-import io.delayq.JobQueue;
 import io.delayq.JobRequest;
 import io.delayq.QueueStats;
-import io.delayq.testing.TestRedis;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,31 +18,10 @@ import org.junit.jupiter.api.Test;
  * running forwarder: no job is lost, none acked without its confirm. Only this test's own
  * connection is closed; the broker is shared.
  */
-class HostileBrokerIT {
-  private Delayq delayq;
-  private JobQueue queue;
-  private final List<AutoCloseable> closing = new ArrayList<>();
-
-  @BeforeEach
-  void open() {
-    TestRabbit.assumeReachable();
-    delayq = Delayq.connect(TestRedis.url());
-    queue = delayq.queue(TestRedis.uniqueQueue("rabbit-broker"));
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    for (int i = closing.size() - 1; i >= 0; i--) {
-      closing.get(i).close();
-    }
-    if (delayq != null) {
-      delayq.close();
-    }
-  }
-
-  private <T extends AutoCloseable> T closeLater(T c) {
-    closing.add(c);
-    return c;
+class HostileBrokerIT extends ForwarderFixture {
+  @Override
+  String queuePrefix() {
+    return "rabbit-broker";
   }
 
   /** Closes, from the broker's side, the connections named {@code name}; how many it closed. */

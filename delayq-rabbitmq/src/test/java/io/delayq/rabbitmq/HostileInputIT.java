@@ -8,43 +8,17 @@ import io.delayq.Delayq;
 import io.delayq.ForwarderStatus.State;
 import io.delayq.InvalidRequestException;
 import io.delayq.JobInfo;
-import io.delayq.JobQueue;
 import io.delayq.JobRequest;
 import io.delayq.JobState;
 import io.delayq.testing.TestRedis;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Jobs and settings that AMQP cannot carry as they are: refused or buried, never retried forever. */
-class HostileInputIT {
-  private Delayq delayq;
-  private JobQueue queue;
-  private final List<AutoCloseable> closing = new ArrayList<>();
-
-  @BeforeEach
-  void open() {
-    TestRabbit.assumeReachable();
-    delayq = Delayq.connect(TestRedis.url());
-    queue = delayq.queue(TestRedis.uniqueQueue("rabbit-hostile"));
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    for (int i = closing.size() - 1; i >= 0; i--) {
-      closing.get(i).close();
-    }
-    if (delayq != null) {
-      delayq.close();
-    }
-  }
-
-  private <T extends AutoCloseable> T closeLater(T c) {
-    closing.add(c);
-    return c;
+class HostileInputIT extends ForwarderFixture {
+  @Override
+  String queuePrefix() {
+    return "rabbit-hostile";
   }
 
   @Test

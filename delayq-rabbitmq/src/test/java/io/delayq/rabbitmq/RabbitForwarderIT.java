@@ -5,51 +5,25 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.AMQP;
-import io.delayq.Delayq;
 import io.delayq.ForwarderStatus.State;
 import io.delayq.InvalidRequestException;
 import io.delayq.JobInfo;
-import io.delayq.JobQueue;
 import io.delayq.JobRequest;
 import io.delayq.JobState;
 import io.delayq.QueueStats;
-import io.delayq.testing.TestRedis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Due jobs reach a RabbitMQ queue once each, with their headers, and leave delayq only then. */
-class RabbitForwarderIT {
-  private Delayq delayq;
-  private JobQueue queue;
-  private final List<AutoCloseable> closing = new ArrayList<>();
-
-  @BeforeEach
-  void open() {
-    TestRabbit.assumeReachable();
-    delayq = Delayq.connect(TestRedis.url());
-    queue = delayq.queue(TestRedis.uniqueQueue("rabbit"));
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    for (int i = closing.size() - 1; i >= 0; i--) {
-      closing.get(i).close();
-    }
-    if (delayq != null) {
-      delayq.close();
-    }
-  }
-
-  private <T extends AutoCloseable> T closeLater(T c) {
-    closing.add(c);
-    return c;
+class RabbitForwarderIT extends ForwarderFixture {
+  @Override
+  String queuePrefix() {
+    return "rabbit";
   }
 
   private RabbitForwarder.Builder forwarder(TestRabbit.Sink sink) {
