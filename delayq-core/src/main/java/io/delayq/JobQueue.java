@@ -117,4 +117,12 @@ public interface JobQueue {
    * @since 0.3.0
    */
   AdoptionReport importSortedSet(SortedSetAdoption options);
+
+  /**
+   * The queue's recurring schedules: cron or fixed-interval jobs that fire once per occurrence,
+   * however many processes run.
+   *
+   * @since 0.4.0
+   */
+  Schedules schedules();
 }

@@ -50,15 +50,17 @@ final class ClaimRound {
       int p = partitions[i];
       long sent = ticker.nanoTime();
       pending.add(
-          queue.<List<Object>>run(
+          queue.<List<Object>>runWithKey(
                   runner,
                   Script.CLAIM,
                   p,
+                  Keys.schedules(queue.name, p),
                   QueueContext.number(shares[i]),
                   QueueContext.number(leaseMillis),
                   QueueContext.number(RECOVER_PER_CLAIM))
               .thenApply(reply -> parse(settling, p, reply, leaseMillis, sent, ticker.nanoTime())));
     }
+    queue.schedules().sweepSoon(partitions, ticker.nanoTime());
     List<Delivery> jobs = new ArrayList<>();
     List<Reply> replies = new ArrayList<>(partitions.length);
     Map<Integer, Throwable> failures = new HashMap<>();
@@ -122,6 +124,14 @@ final class ClaimRound {
     QueueMeters meters = settling.queue().meters();
     meters.leasesExpired(((Long) reply.get(5)).intValue());
     meters.dead(((Long) reply.get(6)).intValue());
+    if ((reply.size() - HEADER) % 4 == 1) {
+      // why: the claim handed out occurrences of recurring schedules; their next ones are computed now
+      List<String> names = new ArrayList<>();
+      for (Object name : (List<?>) reply.get(reply.size() - 1)) {
+        names.add(QueueContext.text(name));
+      }
+      settling.queue().schedules().tendSoon(names);
+    }
     int place = 0;
     for (int i = HEADER; i + 3 < reply.size(); i += 4) {
       String id = QueueContext.text(reply.get(i));

@@ -55,6 +55,16 @@ public final class Keys {
     return new Partition(partition, keys);
   }
 
+  /**
+   * The hash of the recurring schedules that live on partition {@code partition}: field {@code
+   * d:<name>} the definition, {@code s:<name>} where its sequence stands, {@code o:<job id>} the
+   * schedule whose pending occurrence that job is (see {@code lua/_schedules.lua}). Passed to the
+   * scripts that need it after the partition's keys, so the other scripts keep their eleven.
+   */
+  public static byte[] schedules(String queue, int partition) {
+    return bytes("{" + PREFIX + ":" + queue + ":" + partition + "}:schedules");
+  }
+
   /** After the partition's hash tag, in the order of {@link Partition}'s keys. */
   private static final byte[][] PARTITION_KEY_SUFFIXES = {
     bytes(":scheduled"),
@@ -153,7 +163,7 @@ public final class Keys {
       return false;
     }
     String rest = key.substring(close + 1);
-    if (rest.equals(":settings")) {
+    if (rest.equals(":settings") || rest.equals(":schedules")) {
       return true;
     }
     for (byte[] suffix : PARTITION_KEY_SUFFIXES) {

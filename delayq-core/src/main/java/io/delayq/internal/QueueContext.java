@@ -23,6 +23,8 @@ final class QueueContext {
   private final byte[] doneCap;
   /** This queue's meters, made on first use; see {@link #meters()}. */
   private volatile QueueMeters meters;
+  /** The queue's recurring schedules, made on first use. */
+  private volatile ScheduleEngine schedules;
 
   // why: nothing here is per partition. A handle of a 1024-partition queue used to hold every
   // partition's keys and arguments, about 650 bytes each (0.65 MB a handle); a process that
@@ -52,6 +54,20 @@ final class QueueContext {
     }
     m.touch();
     return m;
+  }
+
+  ScheduleEngine schedules() {
+    ScheduleEngine s = schedules;
+    if (s == null) {
+      synchronized (this) {
+        s = schedules;
+        if (s == null) {
+          s = new ScheduleEngine(this);
+          schedules = s;
+        }
+      }
+    }
+    return s;
   }
 
   int partitionCount() {

@@ -11,6 +11,7 @@ import io.delayq.ListForwarding;
 import io.delayq.PullConsumer;
 import io.delayq.QueueAdmin;
 import io.delayq.ScheduledJob;
+import io.delayq.Schedules;
 import io.delayq.SortedSetAdoption;
 import io.delayq.SortedSetBridge;
 import io.delayq.WorkerOptions;
@@ -123,6 +124,11 @@ final class QueueHandle implements JobQueue {
     Objects.requireNonNull(options, "options");
     context.checkOpen("importSortedSet");
     return Adoption.open(context, options).importAll();
+  }
+
+  @Override
+  public Schedules schedules() {
+    return context.schedules();
   }
 
   @Override

@@ -33,7 +33,11 @@ public enum Script {
   HOLD_FOR_DELETE("hold-for-delete.lua", ScriptOutputType.MULTI),
   PURGE("purge.lua", ScriptOutputType.MULTI),
   FORWARD_LIST("forward-list.lua", ScriptOutputType.MULTI),
-  ADOPT("adopt.lua", ScriptOutputType.MULTI);
+  ADOPT("adopt.lua", ScriptOutputType.MULTI),
+  SCHEDULE_READ("schedule-read.lua", ScriptOutputType.MULTI),
+  SCHEDULE_SET("schedule-set.lua", ScriptOutputType.MULTI),
+  SCHEDULE_TEND("schedule-tend.lua", ScriptOutputType.INTEGER),
+  SCHEDULE_REMOVE("schedule-remove.lua", ScriptOutputType.INTEGER);
 
   private final String fileName;
   private final ScriptOutputType outputType;

@@ -1,13 +1,15 @@
 -- claim: leases up to ARGV[8] due jobs of one partition under a fresh claim number, after
 -- ending at most ARGV[10] expired leases (see recover) and trimming dead jobs past their age.
 --
--- KEYS and ARGV[1..7]: see _keys.lua.
+-- KEYS and ARGV[1..7]: see _keys.lua. KEYS[12] the partition's schedules hash (see _schedules.lua).
 -- ARGV[8] max jobs   ARGV[9] lease ms   ARGV[10] max expired leases to recover
 --
 -- Returns {nowMicros, nextWakeMs, paused, claim number (text, or 0 when none was leased),
 -- deadTrimMs, expired leases recovered, of those the ones buried (their last attempt), id1, dueMs1
 -- (as text), attempt1, record1, id2, ...}; the n-th job's fencing token is the claim number times
--- 1000 plus n - 1 (see _lease.lua). A job's lateness is nowMicros minus its dueMs, both by this
+-- 1000 plus n - 1 (see _lease.lua). When the claim handed out (or skipped) occurrences of
+-- recurring schedules, one more element follows the jobs: the list of those schedules' names, for
+-- the caller to tend (see _schedules.lua). A job's lateness is nowMicros minus its dueMs, both by this
 -- server's clock.
 -- nextWakeMs is the earliest of the next due time and the next lease deadline, or -1 when the
 -- partition holds neither: the worker sleeps until then. paused is 1 when a job was due and the
@@ -20,6 +22,8 @@
 -- @include bury
 -- @include lease
 -- @include recover
+-- @include schedules
+local SCHEDULES = KEYS[12]
 local now_us = redis_now_us()
 local now_ms = math.floor(now_us / 1000)
 local max_jobs, lease_ms, max_recover = tonumber(ARGV[FIRST_ARG]), tonumber(ARGV[FIRST_ARG + 1]), tonumber(ARGV[FIRST_ARG + 2])
@@ -65,6 +69,7 @@ if head[2 * count + 2] then
   wake_at(tonumber(head[2 * count + 2]))
 end
 
+local tend, created_due
 local out = {now_us, 0, max == 0 and max_jobs > 0 and 1 or 0, 0, -2, recovered, buried}
 if count > 0 then
   local ids = {}
@@ -80,9 +85,11 @@ if count > 0 then
   if redis.call('EXISTS', ATTEMPTS) == 1 then
     attempts = redis.call('HMGET', ATTEMPTS, unpack(ids))
   end
+  local plan = plan_schedule_claims(SCHEDULES, ids, records, now_ms)
+  local skip = plan and plan.skip or {}
   local taken = 0
   for i = 1, count do
-    if records[i] then
+    if records[i] and not skip[i] then
       taken = taken + 1
     end
   end
@@ -91,6 +98,10 @@ if count > 0 then
     claim, counter = next_claim(now_us)
   end
   redis.call('ZREMRANGEBYRANK', SCHEDULED, 0, count - 1)
+  if plan then
+    tend, created_due = apply_schedule_claims(SCHEDULES, plan, ids, records, now_ms)
+    wake_at(created_due)
+  end
   if taken > 0 then
     local deadline = now_ms + lease_ms
     -- why: a number argument costs Redis a float-to-text conversion per job; the batch shares a
@@ -101,7 +112,7 @@ if count > 0 then
     out[4] = claim
     for i, id in ipairs(ids) do
       local record = records[i]
-      if record then
+      if record and not skip[i] then
         local attempt = math.min(MAX_ATTEMPT, (tonumber(attempts[i]) or 0) + 1)
         local score = score_text[attempt]
         if not score then
@@ -138,4 +149,7 @@ if count == 0 then
   out[5] = oldest[2] and tonumber(oldest[2]) + DEAD_AGE_MS + 1 or -1
 end
 out[2] = wake
+if tend and #tend > 0 then
+  out[#out + 1] = tend
+end
 return out
