@@ -363,7 +363,7 @@ final class ScheduleEngine implements Schedules {
   /** Tends the named schedules of partition {@code p} off the caller's thread (a claim's answer). */
   void tendSoon(List<String> names) {
     for (String name : names) {
-      submit(() -> tendQuietly(name));
+      submit(() -> tendQuietly(name, null));
     }
   }
 
@@ -421,22 +421,41 @@ final class ScheduleEngine implements Schedules {
 
   private void sweep(int p) {
     var redis = queue.client.async();
+    byte[] scheduled = queue.partition(p).scheduled();
     ScanCursor cursor = ScanCursor.INITIAL;
     do {
       MapScanCursor<byte[], byte[]> page = queue.await(redis.hscan(key(p), cursor, STATES).toCompletableFuture(), null);
+      List<String> pendingNames = new ArrayList<>();
+      List<String> pendingIds = new ArrayList<>();
+      List<java.util.concurrent.CompletableFuture<Double>> pendingScores = new ArrayList<>();
       for (var e : page.getMap().entrySet()) {
         State s = State.parse(e.getValue());
-        if (!s.paused() && (s.pending().isEmpty() || !s.hasNext())) {
-          tendQuietly(new String(e.getKey(), StandardCharsets.UTF_8).substring(2));
+        String name = new String(e.getKey(), StandardCharsets.UTF_8).substring(2);
+        if (s.paused()) {
+          continue;
+        }
+        if (s.pending().isEmpty() || !s.hasNext()) {
+          tendQuietly(name, null);
+        } else {
+          pendingNames.add(name);
+          pendingIds.add(s.pending());
+          pendingScores.add(redis.zscore(scheduled, Keys.bytes(s.pending())).toCompletableFuture());
+        }
+      }
+      for (int i = 0; i < pendingNames.size(); i++) {
+        // why: a pending occurrence whose job is gone (cancelled by id, or claimed by a delayq older
+        // than schedules, which does not advance them) would stop the schedule for good
+        if (queue.await(pendingScores.get(i), null) == null) {
+          tendQuietly(pendingNames.get(i), pendingIds.get(i));
         }
       }
       cursor = page;
     } while (!cursor.isFinished());
   }
 
-  private void tendQuietly(String name) {
+  private void tendQuietly(String name, String lostPending) {
     try {
-      tend(name);
+      tend(name, lostPending);
     } catch (RuntimeException e) {
       // why: the sweep tries again within seconds, and a claim of the pending occurrence re-syncs
       log.warn("could not compute the next occurrence of schedule '{}' of queue '{}': {}", name, queue.name,
@@ -446,9 +465,11 @@ final class ScheduleEngine implements Schedules {
 
   /**
    * Moves a schedule's sequence on: names the occurrence after the pending one, or re-syncs a
-   * sequence that fell behind or stopped. Returns whether it wrote anything.
+   * sequence that fell behind or stopped. {@code lostPending}: the id of a pending occurrence the
+   * sweep found gone (its job cancelled by id, say), after which the sequence goes on; or null.
+   * Returns whether it wrote anything.
    */
-  boolean tend(String name) {
+  boolean tend(String name, String lostPending) {
     int p = partitionOf(name);
     for (int race = 0; race < MAX_RACES; race++) {
       Stored stored = read(name);
@@ -461,7 +482,9 @@ final class ScheduleEngine implements Schedules {
       Recurrence recurrence = Recurrence.of(schedule, s.anchor());
       long grace = schedule.misfire().grace().toMillis();
       long candidate;
-      if (!s.pending().isEmpty()) {
+      if (!s.pending().isEmpty() && s.pending().equals(lostPending)) {
+        candidate = recurrence.nextAfter(s.pendingDue());
+      } else if (!s.pending().isEmpty()) {
         candidate = s.pendingDue();
         if (!isMissed(recurrence, candidate, now, grace) || wouldRun(schedule, s)) {
           if (s.hasNext()) {
@@ -486,7 +509,7 @@ final class ScheduleEngine implements Schedules {
       // first occurrence that is not missed (or the candidate, if it may still run) in place.
       long target = candidate;
       long passed = 0;
-      if (isMissed(recurrence, candidate, now, grace) && !wouldRun(schedule, s)) {
+      if (candidate >= 0 && isMissed(recurrence, candidate, now, grace) && !wouldRun(schedule, s)) {
         target = recurrence.nextAfter(now - grace - 1);
         for (int walked = 0; target >= 0 && walked < MAX_WALK && isMissed(recurrence, target, now, grace); walked++) {
           target = recurrence.nextAfter(target);
