@@ -30,6 +30,23 @@ local function read_state(text)
   return s
 end
 
+-- A finite number, or nil: text another program wrote where a number belongs must not stop a claim
+-- halfway (Redis does not undo a script that fails after a write).
+local function finite(text)
+  local n = tonumber(text)
+  if n and n == n and n > -math.huge and n < math.huge then
+    return n
+  end
+  return nil
+end
+
+-- Whether every field the scripts compute with or write into a sorted set holds what delayq writes.
+local function usable_state(s)
+  return finite(s[1]) and (s[2] == '' or finite(s[3])) and (s[4] == '' or finite(s[5]))
+    and finite(s[8]) and finite(s[9]) and finite(s[11]) and finite(s[13]) and finite(s[14])
+    and (s[3] == '' or s[2] ~= '') and (s[5] == '' or s[4] ~= '')
+end
+
 local function write_state(sched_key, name, s)
   redis.call('HSET', sched_key, 's:' .. name, table.concat(s, '|'))
 end
@@ -62,7 +79,11 @@ local function plan_schedule_claims(sched_key, ids, dues, records, now_ms)
       plan = plan or {skip = {}, steps = {}}
       local text = redis.call('HGET', sched_key, 's:' .. name)
       local s = text and read_state(text)
-      if not s or s[2] ~= ids[i] or s[16] == '1' then
+      if s and not usable_state(s) then
+        -- why: a state delayq did not write is left alone, and its occurrence runs as an ordinary
+        -- job: nothing is lost, and the schedule waits for someone to store it again
+        plan.steps[#plan.steps + 1] = {i = i, name = name, unusable = true}
+      elseif not s or s[2] ~= ids[i] or s[16] == '1' then
         -- why: an occurrence its schedule no longer points at (removed, replaced, paused) must not
         -- run; the step that replaced it should have removed it, so this is a leftover
         plan.skip[i] = true
@@ -106,7 +127,9 @@ local function apply_schedule_claims(sched_key, plan, ids, records, now_ms)
   for _, step in ipairs(plan.steps) do
     local id = ids[step.i]
     redis.call('HDEL', sched_key, 'o:' .. id)
-    if step.stale then
+    if step.unusable then
+      -- handed out as it is
+    elseif step.stale then
       redis.call('HDEL', JOBS, id)
     else
       local s = step.s
