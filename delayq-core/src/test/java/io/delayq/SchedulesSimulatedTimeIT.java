@@ -119,7 +119,7 @@ class SchedulesSimulatedTimeIT {
       Recurrence recurrence = Recurrence.of(s, s.every() == null ? 0 : START.plus(s.every()).toEpochMilli());
       List<Instant> expected = new ArrayList<>();
       List<Instant> missed = new ArrayList<>();
-      for (long at = recurrence.nextAfter(START.toEpochMilli() - 1); at >= 0 && at <= end.toEpochMilli();
+      for (long at = recurrence.nextAfter(START.toEpochMilli()); at >= 0 && at <= end.toEpochMilli();
           at = recurrence.nextAfter(at)) {
         Instant due = Instant.ofEpochMilli(at);
         boolean inDowntime = due.isAfter(lastBeforeDown) && !due.isAfter(resumed);

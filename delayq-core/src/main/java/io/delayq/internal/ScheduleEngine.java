@@ -40,8 +40,10 @@ final class ScheduleEngine implements Schedules {
   private static final long SWEEP_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
   /** Attempts of a write that lost a race before the call gives up: each loser rereads and recomputes. */
   private static final int MAX_RACES = 50;
-  /** Occurrences walked past to re-sync a sequence after a downtime; beyond this it jumps to now. */
+  /** Missed occurrences walked past to re-sync a sequence after a downtime; beyond this it jumps to now. */
   private static final int MAX_WALK = 100_000;
+  /** Occurrences passed over that a re-sync counts one by one (a cron's; an interval's are computed). */
+  private static final int MAX_COUNTED = 1_000_000;
   private static final int STATE_FIELDS = 16;
   private static final ScanArgs DEFINITIONS = ScanArgs.Builder.matches("d:*").limit(200);
   private static final ScanArgs STATES = ScanArgs.Builder.matches("s:*").limit(200);
@@ -584,7 +586,7 @@ final class ScheduleEngine implements Schedules {
         for (int walked = 0; target >= 0 && walked < MAX_WALK && isMissed(recurrence, target, now, grace); walked++) {
           target = recurrence.nextAfter(target);
         }
-        passed = recurrence.countBetween(candidate, target, MAX_WALK);
+        passed = recurrence.countBetween(candidate, target, MAX_COUNTED);
       }
       long following = target < 0 ? -1 : recurrence.nextAfter(target);
       byte[] record = new JobRecord(schedule.maxAttempts(), now, false, schedule.payload(), schedule.payloadIsJson())
