@@ -14,7 +14,7 @@ import java.util.Objects;
  * A parsed cron expression and its occurrences in a time zone.
  *
  * <p>Grammar: 5 fields (minute hour day-of-month month day-of-week) or 6 (second first), or one of the
- * macros {@code @yearly @annually @monthly @weekly @daily @midnight @hourly}; see docs/SCHEDULES-CRON.md.
+ * macros {@code @yearly @annually @monthly @weekly @daily @midnight @hourly}; see docs/SCHEDULES.md.
  * Day-of-month and day-of-week may not both be restricted.
  *
  * <p>Occurrences match local wall-clock time in the zone. Daylight saving time: a local time that does
