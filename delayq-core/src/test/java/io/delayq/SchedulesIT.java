@@ -90,4 +90,20 @@ class SchedulesIT {
     assertThatThrownBy(() -> Schedule.cron("bad name!", "@daily")).isInstanceOf(InvalidRequestException.class)
         .hasMessageContaining("schedule name");
   }
+
+  @Test
+  void aForwardedQueueKeepsItsScheduleGoing() throws Exception {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("forwarded"));
+    String list = "{dq:" + queue.name() + ":0}:ready";
+    queue.schedules().set(Schedule.every("push", Duration.ofSeconds(1)).withPayload("beat"));
+    try (io.lettuce.core.RedisClient redis = io.lettuce.core.RedisClient.create(TestRedis.url());
+        var connection = redis.connect();
+        Forwarder forwarder = queue.forwardToList(ListForwarding.toList(list).build())) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> connection.sync().llen(list) >= 3);
+      assertThat(connection.sync().lrange(list, 0, -1)).containsOnly("beat");
+      queue.schedules().remove("push");
+      connection.sync().del(list);
+    }
+    assertThat(queue.admin().stats().scheduled()).isZero();
+  }
 }
