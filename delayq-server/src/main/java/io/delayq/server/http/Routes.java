@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * Every route of the server, in one table: method, path pattern, handler. Patterns capture
- * {@code {queue}} and {@code {id}} as one URL-decoded path segment each. The same patterns label
+ * {@code {queue}}, {@code {id}} and {@code {name}} as one URL-decoded path segment each. The same patterns label
  * the HTTP metrics and appear in {@code openapi.json} (a test checks that they all do).
  */
 final class Routes {
@@ -16,7 +16,9 @@ final class Routes {
 
   private Routes() {}
 
-  static List<Route> table(JobEndpoints jobs, WorkerEndpoints workers, QueueEndpoints queues, SystemEndpoints system) {
+  static List<Route> table(
+      JobEndpoints jobs, WorkerEndpoints workers, QueueEndpoints queues, ScheduleEndpoints schedules,
+      SystemEndpoints system) {
     return List.of(
         // producers
         oneJob(POST,  "/v1/queues/{queue}/jobs",                  jobs::schedule),
@@ -41,6 +43,14 @@ final class Routes {
         route(GET,    "/v1/queues/{queue}/dead",                  queues::dead),
         route(POST,   "/v1/queues/{queue}/dead/{id}/requeue",     queues::requeue),
         route(DELETE, "/v1/queues/{queue}/dead/{id}",             queues::deleteDead),
+        // recurring schedules
+        route(GET,    "/v1/queues/{queue}/schedules",             schedules::list),
+        route(GET,    "/v1/queues/{queue}/schedules/{name}",      schedules::get),
+        oneJob(PUT,   "/v1/queues/{queue}/schedules/{name}",      schedules::put),
+        route(DELETE, "/v1/queues/{queue}/schedules/{name}",      schedules::delete),
+        route(POST,   "/v1/queues/{queue}/schedules/{name}/pause", schedules::pause),
+        route(POST,   "/v1/queues/{queue}/schedules/{name}/resume", schedules::resume),
+        route(POST,   "/v1/queues/{queue}/schedules/{name}/run",  schedules::runNow),
         // operations
         open(GET,     "/health",                                  system::health),
         open(GET,     "/health/live",                             system::live),
