@@ -55,6 +55,9 @@ final class ScheduleEngine implements Schedules {
         return t;
       });
 
+  /** Tending tasks queued or running in this process, for {@link #awaitIdle}. */
+  private static final java.util.concurrent.atomic.AtomicInteger BUSY = new java.util.concurrent.atomic.AtomicInteger();
+
   private final QueueContext queue;
   private final AtomicLong lastSweep = new AtomicLong(Long.MIN_VALUE);
 
@@ -360,8 +363,35 @@ final class ScheduleEngine implements Schedules {
   /** Tends the named schedules of partition {@code p} off the caller's thread (a claim's answer). */
   void tendSoon(List<String> names) {
     for (String name : names) {
-      TENDER.execute(() -> tendQuietly(name));
+      submit(() -> tendQuietly(name));
     }
+  }
+
+  private static void submit(Runnable task) {
+    BUSY.incrementAndGet();
+    try {
+      TENDER.execute(() -> {
+        try {
+          task.run();
+        } finally {
+          BUSY.decrementAndGet();
+        }
+      });
+    } catch (RuntimeException e) {
+      BUSY.decrementAndGet();
+      throw e;
+    }
+  }
+
+  static boolean awaitIdle(java.time.Duration timeout) throws InterruptedException {
+    long end = System.nanoTime() + timeout.toNanos();
+    while (BUSY.get() > 0) {
+      if (System.nanoTime() > end) {
+        return false;
+      }
+      Thread.sleep(1);
+    }
+    return true;
   }
 
   /**
@@ -378,7 +408,7 @@ final class ScheduleEngine implements Schedules {
       return;
     }
     int[] copy = partitions.clone();
-    TENDER.execute(() -> {
+    submit(() -> {
       for (int p : copy) {
         try {
           sweep(p);
