@@ -94,6 +94,20 @@ public final class ScheduleJson {
   }
 
   /**
+   * A zone as the API reads one: a tz database region, {@code UTC} (the core's default), or an offset.
+   *
+   * @throws InvalidRequestException (field {@code zone}) when it is none of these
+   */
+  public static java.time.ZoneId zone(String text) {
+    return ScheduleRequests.zone(text);
+  }
+
+  /** How the API writes a zone: {@code UTC} for the core's default, else the zone's id. */
+  public static String zoneName(java.time.ZoneId zone) {
+    return ScheduleRequests.zoneName(zone);
+  }
+
+  /**
    * A view read back, as {@link #view} wrote it.
    *
    * @throws IllegalArgumentException when it is not such a view
