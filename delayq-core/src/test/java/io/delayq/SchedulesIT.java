@@ -67,4 +67,27 @@ class SchedulesIT {
     assertThat(queue.schedules().remove("p")).isFalse();
     assertThatThrownBy(() -> queue.schedules().pause("p")).isInstanceOf(ScheduleNotFoundException.class);
   }
+
+  @Test
+  void deletingAQueueDeletesItsSchedulesAndTheirPendingOccurrences() {
+    String name = TestRedis.uniqueQueue("delete");
+    JobQueue queue = delayq.queue(name, 4);
+    queue.schedules().set(Schedule.every("a", Duration.ofMinutes(1)));
+    queue.schedules().set(Schedule.cron("b", "0 9 * * *"));
+    assertThat(queue.schedules().list()).extracting(ScheduleInfo::name).containsExactly("a", "b");
+    assertThat(queue.admin().delete(false)).isEqualTo(2);
+    JobQueue again = delayq.queue(name, 4);
+    assertThat(again.schedules().list()).isEmpty();
+    assertThat(again.admin().stats().scheduled()).isZero();
+  }
+
+  @Test
+  void aScheduleThatWouldNeverFireIsRefusedWithTheReason() {
+    assertThatThrownBy(() -> Schedule.cron("x", "0 0 30 2 *")).isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("never");
+    assertThatThrownBy(() -> Schedule.every("x", Duration.ofMillis(10))).isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("at least 1 second");
+    assertThatThrownBy(() -> Schedule.cron("bad name!", "@daily")).isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("schedule name");
+  }
 }

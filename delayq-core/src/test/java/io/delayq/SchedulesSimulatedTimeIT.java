@@ -69,6 +69,11 @@ class SchedulesSimulatedTimeIT {
           continue;
         }
         Instant now = Instant.ofEpochMilli(nowMicros.get() / 1000);
+        // why: a worker whose claim returned work, or created an occurrence that is due, claims again
+        // at once; the round goes on until a pass finds nothing
+        boolean claimed = true;
+        for (int pass = 0; claimed && pass < 10; pass++) {
+        claimed = false;
         for (int i = 0; i < PROCESSES; i++) {
           if (processes[i] == null) {
             if (random.nextInt(20) == 0) {
@@ -79,9 +84,10 @@ class SchedulesSimulatedTimeIT {
           boolean crashes = random.nextInt(60) == 0 && alive(processes) > 1;
           JobQueue queue = processes[i].queue(queueName, 4);
           List<LeasedJob> jobs = queue.pull().claim(100, Duration.ofMinutes(2));
+          claimed |= !jobs.isEmpty();
           for (LeasedJob job : jobs) {
             assertThat(now).as("handed out no earlier than due: %s", job.id()).isAfterOrEqualTo(job.runAt());
-            dueOf.put(job.id(), job.runAt());
+            dueOf.putIfAbsent(job.id(), job.runAt());
             if (!crashes) {
               queue.pull().ack(job);
               acks.merge(job.id(), 1L, Long::sum);
@@ -92,6 +98,7 @@ class SchedulesSimulatedTimeIT {
             processes[i].close();
             processes[i] = null;
           }
+        }
         }
       }
     } finally {
@@ -112,7 +119,7 @@ class SchedulesSimulatedTimeIT {
       Recurrence recurrence = Recurrence.of(s, s.every() == null ? 0 : START.plus(s.every()).toEpochMilli());
       List<Instant> expected = new ArrayList<>();
       List<Instant> missed = new ArrayList<>();
-      for (long at = recurrence.nextAfter(START.toEpochMilli()); at >= 0 && at <= end.toEpochMilli();
+      for (long at = recurrence.nextAfter(START.toEpochMilli() - 1); at >= 0 && at <= end.toEpochMilli();
           at = recurrence.nextAfter(at)) {
         Instant due = Instant.ofEpochMilli(at);
         boolean inDowntime = due.isAfter(lastBeforeDown) && !due.isAfter(resumed);

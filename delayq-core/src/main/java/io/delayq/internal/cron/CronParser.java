@@ -238,7 +238,7 @@ final class CronParser {
           String hint =
               field == CronField.DAY_OF_WEEK
                   ? "write it from low to high (Sunday is 0 or 7: e.g. 5-7 for Friday to Sunday), or as a list"
-                  : "write it from low to high, or as a list (e.g. " + highText + "-" + field.max + "," + field.min + "-" + lowText + ")";
+                  : "write it from low to high, or as a list (e.g. " + lowText + "-" + field.max + "," + field.min + "-" + highText + ")";
           throw fieldError(field, item, "is a reversed range (" + low + " > " + high + ")", hint);
         }
       }
@@ -287,7 +287,7 @@ final class CronParser {
   private void checkUnsupported(String text, String item, CronField field) {
     String upper = text.toUpperCase(Locale.ROOT);
     if (upper.contains("L")) {
-      throw fieldError(field, item, "uses 'L' (last day), which delayq does not support", field == CronField.DAY_OF_WEEK ? "list the days instead, or schedule from code" : "use explicit days of month (e.g. 28-31 is not 'last day' either: schedule from code)");
+      throw fieldError(field, item, "uses 'L' (last day), which delayq does not support", field == CronField.DAY_OF_WEEK ? "list the days instead, or schedule from code" : "write the days of month explicitly, or compute the last day from code");
     }
     if (upper.endsWith("W")) {
       throw fieldError(field, item, "uses 'W' (nearest weekday), which delayq does not support", "use a day-of-month, or restrict day-of-week instead (e.g. MON-FRI)");
