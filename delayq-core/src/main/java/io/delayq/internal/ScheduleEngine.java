@@ -45,6 +45,11 @@ final class ScheduleEngine implements Schedules {
   /** Occurrences passed over that a re-sync counts one by one (a cron's; an interval's are computed). */
   private static final int MAX_COUNTED = 1_000_000;
   private static final int STATE_FIELDS = 16;
+  /**
+   * The field of the queue's settings hash that says the queue has (or had) schedules: the sweep
+   * reads it first, so a queue that never had one costs one read per sweep, not a scan per partition.
+   */
+  private static final byte[] HAS_SCHEDULES_FIELD = Keys.bytes("schedules");
   private static final ScanArgs DEFINITIONS = ScanArgs.Builder.matches("d:*").limit(200);
   private static final ScanArgs STATES = ScanArgs.Builder.matches("s:*").limit(200);
 
@@ -210,6 +215,10 @@ final class ScheduleEngine implements Schedules {
    */
   private ScheduleInfo store(String name, Schedule given, Change change) {
     int p = partitionOf(name);
+    if (change == Change.SET) {
+      queue.await(queue.client.async()
+          .hset(Keys.bytes(Keys.settings(queue.name)), HAS_SCHEDULES_FIELD, Keys.bytes("1")).toCompletableFuture(), null);
+    }
     long occupiedUntil = Long.MIN_VALUE;
     for (int race = 0; race < MAX_RACES; race++) {
       Stored stored = read(name);
@@ -481,6 +490,16 @@ final class ScheduleEngine implements Schedules {
     }
     int[] copy = partitions.clone();
     submit(() -> {
+      try {
+        byte[] has = queue.await(queue.client.async()
+            .hget(Keys.bytes(Keys.settings(queue.name)), HAS_SCHEDULES_FIELD).toCompletableFuture(), null);
+        if (has == null) {
+          return;
+        }
+      } catch (RuntimeException e) {
+        log.debug("could not read whether queue '{}' has schedules: {}", queue.name, e.toString());
+        return;
+      }
       for (int p : copy) {
         try {
           sweep(p);
