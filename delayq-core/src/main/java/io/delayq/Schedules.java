@@ -22,12 +22,17 @@ import java.util.Optional;
 public interface Schedules {
   /**
    * Stores a schedule, or replaces the one with its name. A new schedule's first occurrence is its
-   * first after now (by the Redis clock) and after {@link Schedule#startAt}. A replaced one keeps
-   * its place in time: the new definition's first occurrence after the last one that fired (so an
-   * update at 09:00:00.2 of a schedule due at 09:00 does not lose that run); one that is already
-   * missed then follows the misfire policy.
+   * first after now (by the Redis clock) and at or after {@link Schedule#startAt}. A replaced one
+   * keeps its place in time: with the same timing (cron or interval, zone, start and end) its
+   * pending occurrence stays as it is, late or not, so an application that stores its schedules at
+   * startup after a downtime sees the misfire policy applied to what it missed; with a new timing,
+   * the new definition's first occurrence after the last one handed out, and not more than the
+   * grace before now (so an update at 09:00:00.2 of a schedule due at 09:00 that no worker took yet
+   * does not lose that run).
    *
-   * @throws InvalidRequestException when the payload is larger than the client's limit
+   * @throws InvalidRequestException when the payload is larger than the client's limit, when
+   *     {@link Schedule#endAt} is past, or when the schedule has no occurrence left before the year
+   *     9999
    */
   ScheduleInfo set(Schedule schedule);
 
@@ -52,8 +57,8 @@ public interface Schedules {
   ScheduleInfo pause(String name);
 
   /**
-   * Starts creating occurrences again, from the first one after now: occurrences that fell in the
-   * pause are not run.
+   * Starts creating occurrences again, from the first one after now (and after the last one handed
+   * out): occurrences that fell in the pause are not run, and are not misfires.
    *
    * @throws ScheduleNotFoundException when there is no such schedule
    */
