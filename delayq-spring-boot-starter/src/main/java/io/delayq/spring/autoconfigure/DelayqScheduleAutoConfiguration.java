@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -48,11 +49,11 @@ public class DelayqScheduleAutoConfiguration {
    * @param delayq taken so that the client is destroyed after the registry, which uses it
    */
   @Bean
-  public ScheduleRegistry delayqScheduleRegistry(Delayq delayq, ListenerRegistry delayqListenerRegistry,
+  public ScheduleRegistry delayqScheduleRegistry(Delayq delayq, ObjectProvider<ListenerRegistry> listeners,
       DelayqListenerProperties listenerProperties, DelayqProperties properties,
       DelayqScheduleProperties scheduleProperties, Environment environment) {
-    ScheduleRegistry registry = new ScheduleRegistry(delayq, delayqListenerRegistry, listenerProperties,
-        Threading.VIRTUAL.isActive(environment), declared -> checkHandled(declared, delayqListenerRegistry,
+    ScheduleRegistry registry = new ScheduleRegistry(delayq, listeners::getObject, listenerProperties,
+        Threading.VIRTUAL.isActive(environment), declared -> checkHandled(declared, listeners.getObject(),
             properties.getForward()));
     String defaultQueue = defaultQueue(scheduleProperties);
     definitions(environment).forEach((name, definition) -> {

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +45,9 @@ public final class ScheduleRegistry implements SmartLifecycle {
   record Declared(String queue, Schedule schedule, String source, JobHandler handler) {}
 
   private final Delayq delayq;
-  private final ListenerRegistry listeners;
+  // why: looked up when started, not injected: the lifecycle starts a bean's dependencies first,
+  // and the listeners must start after their routes are set
+  private final Supplier<ListenerRegistry> listeners;
   private final DelayqListenerProperties listenerProperties;
   private final boolean virtualThreads;
   private final Consumer<ScheduleRegistry> beforeStart;
@@ -57,7 +60,7 @@ public final class ScheduleRegistry implements SmartLifecycle {
    * @param beforeStart checks made once every listener is registered (that each schedule of the
    *     properties has a listener or forwarder on its queue); it throws to fail the start
    */
-  public ScheduleRegistry(Delayq delayq, ListenerRegistry listeners, DelayqListenerProperties listenerProperties,
+  public ScheduleRegistry(Delayq delayq, Supplier<ListenerRegistry> listeners, DelayqListenerProperties listenerProperties,
       boolean virtualThreads, Consumer<ScheduleRegistry> beforeStart) {
     this.delayq = delayq;
     this.listeners = listeners;
@@ -124,7 +127,7 @@ public final class ScheduleRegistry implements SmartLifecycle {
       if (methods.isEmpty()) {
         return;
       }
-      Optional<ListenerContainer> listener = listeners.onQueue(queue);
+      Optional<ListenerContainer> listener = listeners.get().onQueue(queue);
       if (listener.isPresent()) {
         listener.get().route(own -> new OccurrenceRouter(queue, methods, own));
         return;
@@ -134,7 +137,7 @@ public final class ScheduleRegistry implements SmartLifecycle {
           .build();
       String sources = byName.values().stream().filter(d -> d.handler() != null).map(Declared::source)
           .collect(Collectors.joining(", "));
-      listeners.register(new ListenerContainer(CONTAINER_PREFIX + queue, queue, sources, delayq,
+      listeners.get().register(new ListenerContainer(CONTAINER_PREFIX + queue, queue, sources, delayq,
           new OccurrenceRouter(queue, methods, null), options, true, virtualThreads));
     });
   }
