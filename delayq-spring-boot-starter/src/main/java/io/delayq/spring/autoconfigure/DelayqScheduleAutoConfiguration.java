@@ -99,7 +99,8 @@ public class DelayqScheduleAutoConfiguration {
     Binder binder = Binder.get(environment);
     Map<String, DelayqScheduleProperties.Definition> definitions = new LinkedHashMap<>();
     for (String name : names) {
-      ConfigurationPropertyName key = ConfigurationPropertyName.of(GROUP + "[" + name + "]");
+      // why: as the other messages spell it, delayq.schedules.tick.every rather than delayq.schedules[tick].every
+      ConfigurationPropertyName key = ConfigurationPropertyName.of(DelayqForwardingAutoConfiguration.prefix(GROUP, name));
       definitions.put(name, binder.bind(key, Bindable.of(DelayqScheduleProperties.Definition.class))
           .orElseGet(DelayqScheduleProperties.Definition::new));
     }
