@@ -28,6 +28,8 @@ import java.util.Objects;
 public record Misfire(Policy policy, int maxRuns, Duration grace) {
   /** The grace unless one is given: long enough for a busy queue, short enough to notice downtime. */
   public static final Duration DEFAULT_GRACE = Duration.ofMinutes(1);
+  /** The least grace: above the few milliseconds by which workers start jobs after their due time. */
+  public static final Duration MIN_GRACE = Duration.ofSeconds(1);
   /** The most missed occurrences {@link #runUpTo} runs after one downtime. */
   public static final int MAX_RUNS_LIMIT = 1000;
 
@@ -41,8 +43,11 @@ public record Misfire(Policy policy, int maxRuns, Duration grace) {
   public Misfire {
     Objects.requireNonNull(policy, "policy");
     Objects.requireNonNull(grace, "grace");
-    if (grace.isNegative() || grace.compareTo(Duration.ofDays(365)) > 0) {
-      throw new InvalidRequestException("misfire.grace", "must be between 0 and 365 days; got " + grace);
+    if (grace.compareTo(MIN_GRACE) < 0 || grace.compareTo(Duration.ofDays(365)) > 0) {
+      throw new InvalidRequestException(
+          "misfire.grace",
+          "must be at least 1 second and at most 365 days; got " + grace + ". Workers start a job some"
+              + " milliseconds after it is due, so a smaller grace would count on-time runs as missed");
     }
     int expected = policy == Policy.SKIP ? 0 : policy == Policy.RUN_ONCE ? 1 : -1;
     if (expected >= 0 && maxRuns != expected) {

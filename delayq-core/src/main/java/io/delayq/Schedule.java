@@ -76,7 +76,7 @@ public record Schedule(
     }
     if (every != null && (every.compareTo(MIN_INTERVAL) < 0 || every.compareTo(MAX_INTERVAL) > 0)) {
       throw new InvalidRequestException(
-          "every", "must be between 1 second and 1000 days; got " + every);
+          "every", "must be at least 1 second and at most 1000 days; got " + every);
     }
     if (every != null && every.getNano() % 1_000_000 != 0) {
       throw new InvalidRequestException("every", "must be whole milliseconds; got " + every);

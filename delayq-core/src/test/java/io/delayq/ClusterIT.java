@@ -52,6 +52,42 @@ class ClusterIT {
   }
 
   @Test
+  void schedulesOnEveryMasterFireOncePerSecondAcrossTwoClients() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("cluster-schedules"), 16);
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      names.add("tick-" + i);
+      queue.schedules().set(Schedule.every("tick-" + i, Duration.ofSeconds(1)));
+    }
+    assertThat(queue.schedules().list()).extracting(ScheduleInfo::name).containsExactlyElementsOf(names);
+    Map<String, java.time.Instant> fired = new ConcurrentHashMap<>();
+    Set<String> twice = ConcurrentHashMap.newKeySet();
+    JobHandler handler = job -> {
+      if (fired.putIfAbsent(job.id(), job.runAt()) != null) {
+        twice.add(job.id());
+      }
+    };
+    try (Delayq second = Delayq.connect(cluster.seedUrls());
+        Workers here = queue.startWorkers(handler, WorkerOptions.builder().build());
+        Workers there = second.queue(queue.name()).startWorkers(handler, WorkerOptions.builder().build())) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> names.stream().allMatch(
+          n -> fired.keySet().stream().filter(id -> id.startsWith(n + "@")).count() >= 4));
+      for (String n : names) {
+        queue.schedules().remove(n);
+      }
+    }
+    assertThat(twice).isEmpty();
+    for (String n : names) {
+      List<java.time.Instant> dues = fired.entrySet().stream().filter(e -> e.getKey().startsWith(n + "@"))
+          .map(Map.Entry::getValue).sorted().toList();
+      for (int i = 1; i < dues.size(); i++) {
+        assertThat(Duration.between(dues.get(i - 1), dues.get(i))).as("%s: one occurrence a second", n)
+            .isEqualTo(Duration.ofSeconds(1));
+      }
+    }
+  }
+
+  @Test
   void sixteenPartitionsSpreadOverEveryMasterAndFiftyThousandJobsRunExactlyOnce() {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("cluster-50k"), 16);
     int total = 50_000;

@@ -183,6 +183,7 @@ final class ListForwarder implements Forwarder {
     for (int i = 0; i < partitions.length; i++) {
       (atomic[partitions[i]] ? moving : claiming).add(i);
     }
+    queue.schedules().sweepSoon(partitions, System.nanoTime());
     Map<Integer, CompletableFuture<ClaimRound.Reply>> sent = new LinkedHashMap<>();
     Map<Integer, String> problems = new HashMap<>();
     for (int i : moving) {
@@ -191,11 +192,11 @@ final class ListForwarder implements Forwarder {
       CompletableFuture<ClaimRound.Reply> reply;
       try {
         reply =
-            queue.<List<Object>>runWithKey(
+            queue.<List<Object>>runWithKeys(
                     settling.runner(),
                     Script.FORWARD_LIST,
                     p,
-                    list,
+                    new byte[][] {list, Keys.schedules(queue.name, p)},
                     QueueContext.number(shares[i]),
                     QueueContext.number(RECOVER_PER_CALL),
                     format,
@@ -261,6 +262,14 @@ final class ListForwarder implements Forwarder {
     long arrived = System.nanoTime();
     if (reply.size() < ANSWER) {
       throw new IllegalStateException("forward-list answered " + reply.size() + " entries; expected " + ANSWER);
+    }
+    if (reply.size() > ANSWER) {
+      // why: the call moved or skipped occurrences of recurring schedules; their next ones are computed now
+      List<String> names = new ArrayList<>();
+      for (Object name : (List<?>) reply.get(ANSWER)) {
+        names.add(QueueContext.text(name));
+      }
+      queue.schedules().tendSoon(names);
     }
     long moved = (Long) reply.get(3);
     long unreadable = (Long) reply.get(8);

@@ -100,10 +100,16 @@ final class QueueContext {
    * Cluster it must be in the partition's slot.
    */
   <T> CompletableFuture<T> runWithKey(ScriptRunner runner, Script script, int p, byte[] extraKey, byte[]... own) {
+    return runWithKeys(runner, script, p, extraKey == null ? new byte[0][] : new byte[][] {extraKey}, own);
+  }
+
+  /** As {@link #runWithKey}, with several keys after the partition's. */
+  <T> CompletableFuture<T> runWithKeys(ScriptRunner runner, Script script, int p, byte[][] extraKeys, byte[]... own) {
     byte[][] keys = partition(p).keys();
-    if (extraKey != null) {
-      keys = java.util.Arrays.copyOf(keys, keys.length + 1);
-      keys[keys.length - 1] = extraKey;
+    if (extraKeys.length > 0) {
+      int base = keys.length;
+      keys = java.util.Arrays.copyOf(keys, base + extraKeys.length);
+      System.arraycopy(extraKeys, 0, keys, base, extraKeys.length);
     }
     byte[][] args = new byte[SHARED_ARGS + own.length][];
     args[0] = ServerTime.IN_SCRIPT;

@@ -11,7 +11,8 @@ import java.util.concurrent.CompletableFuture;
  * only fall, and a delete that is not forced is refused before anything is removed. Then each
  * partition is purged ({@code purge.lua}) at most {@link #JOBS_PER_CALL} jobs per call, all
  * partitions in parallel, until each reports itself empty; a last pass over every partition picks
- * up jobs scheduled meanwhile and lifts the pauses. The settings hash goes next, so that {@code
+ * up jobs scheduled meanwhile and lifts the pauses. The queue's recurring schedules go before the
+ * purge. The settings hash goes next, so that {@code
  * existingQueue} no longer finds the queue, and the name last.
  */
 final class QueueDeletion {
@@ -46,8 +47,12 @@ final class QueueDeletion {
               + " queue so that no more are claimed and delete it once its stats show no active job, or delete"
               + " it with force to remove held jobs too (their workers' acks are then refused)");
     }
-    long deleted = purge(force);
     var redis = queue.client.async();
+    // why: before the purge, so that no tending of a schedule puts an occurrence back meanwhile
+    for (int p = 0; p < partitions; p++) {
+      queue.await(redis.unlink(Keys.schedules(queue.name, p)).toCompletableFuture(), null);
+    }
+    long deleted = purge(force);
     queue.await(redis.del(Keys.bytes(Keys.settings(queue.name))).toCompletableFuture(), null);
     queue.await(redis.srem(Keys.bytes(Keys.registry()), Keys.bytes(queue.name)).toCompletableFuture(), null);
     queue.client.registry().forget(queue.name);

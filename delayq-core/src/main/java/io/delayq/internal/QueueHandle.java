@@ -40,6 +40,10 @@ final class QueueHandle implements JobQueue {
     this.operating = new Operating(context);
   }
 
+  DelayqClient client() {
+    return context.client;
+  }
+
   @Override
   public String name() {
     return context.name;

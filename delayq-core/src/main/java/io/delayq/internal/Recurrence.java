@@ -77,4 +77,22 @@ public final class Recurrence {
     }
     return out;
   }
+
+  /**
+   * How many occurrences lie from {@code from} (inclusive) to {@code to} (exclusive; -1 for "to
+   * the end"): exact for an interval, counted up to {@code bound} for a cron expression.
+   */
+  long countBetween(long from, long to, int bound) {
+    if (from < 0) {
+      return 0;
+    }
+    if (cron == null && to >= 0) {
+      return to <= from ? 0 : (to - from + everyMillis - 1) / everyMillis;
+    }
+    long n = 0;
+    for (long at = from; at >= 0 && (to < 0 || at < to) && n < bound; at = nextAfter(at)) {
+      n++;
+    }
+    return n;
+  }
 }

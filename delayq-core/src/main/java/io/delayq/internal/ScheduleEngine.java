@@ -40,8 +40,10 @@ final class ScheduleEngine implements Schedules {
   private static final long SWEEP_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
   /** Attempts of a write that lost a race before the call gives up: each loser rereads and recomputes. */
   private static final int MAX_RACES = 50;
-  /** Occurrences walked past to re-sync a sequence after a downtime; beyond this it jumps to now. */
+  /** Missed occurrences walked past to re-sync a sequence after a downtime; beyond this it jumps to now. */
   private static final int MAX_WALK = 100_000;
+  /** Occurrences passed over that a re-sync counts one by one (a cron's; an interval's are computed). */
+  private static final int MAX_COUNTED = 1_000_000;
   private static final int STATE_FIELDS = 16;
   private static final ScanArgs DEFINITIONS = ScanArgs.Builder.matches("d:*").limit(200);
   private static final ScanArgs STATES = ScanArgs.Builder.matches("s:*").limit(200);
@@ -55,6 +57,9 @@ final class ScheduleEngine implements Schedules {
         return t;
       });
 
+  /** Tending tasks queued or running in this process, for {@link #awaitIdle}. */
+  private static final java.util.concurrent.atomic.AtomicInteger BUSY = new java.util.concurrent.atomic.AtomicInteger();
+
   private final QueueContext queue;
   private final AtomicLong lastSweep = new AtomicLong(Long.MIN_VALUE);
 
@@ -65,20 +70,23 @@ final class ScheduleEngine implements Schedules {
   // ---- what the scripts keep ------------------------------------------------------------------
 
   /** A schedule's state as the scripts keep it (see lua/_schedules.lua for the fields). */
-  record State(String[] f) {
+  record State(String[] f, boolean wellFormed) {
     static State parse(Object stored) {
       if (stored == null) {
         return null;
       }
+      // why: a state of the wrong shape (another program's) reads as fields padded with blanks, so
+      // storing the schedule again repairs it instead of failing on it
       String[] f = (QueueContext.text(stored) + "|").split("\\|", -1);
-      if (f.length - 1 != STATE_FIELDS) {
-        throw new IllegalStateException("a schedule's state has " + (f.length - 1) + " fields, not " + STATE_FIELDS);
+      String[] fields = new String[STATE_FIELDS];
+      for (int i = 0; i < STATE_FIELDS; i++) {
+        fields[i] = i < f.length - 1 ? f[i] : "";
       }
-      return new State(java.util.Arrays.copyOf(f, STATE_FIELDS));
+      return new State(fields, f.length - 1 == STATE_FIELDS);
     }
 
     long version() {
-      return Long.parseLong(f[0]);
+      return number(f[0], 0);
     }
 
     String pending() {
@@ -86,7 +94,7 @@ final class ScheduleEngine implements Schedules {
     }
 
     long pendingDue() {
-      return f[2].isEmpty() ? -1 : Long.parseLong(f[2]);
+      return f[1].isEmpty() ? -1 : number(f[2], -1);
     }
 
     boolean hasNext() {
@@ -98,31 +106,41 @@ final class ScheduleEngine implements Schedules {
     }
 
     long previousDue() {
-      return f[6].isEmpty() ? -1 : Long.parseLong(f[6]);
+      return number(f[6], -1);
     }
 
     int missedRun() {
-      return Integer.parseInt(f[7]);
+      return (int) number(f[7], 0);
     }
 
     long fired() {
-      return Long.parseLong(f[12]);
+      return number(f[12], 0);
     }
 
     long skipped() {
-      return Long.parseLong(f[13]);
+      return number(f[13], 0);
     }
 
     long anchor() {
-      return Long.parseLong(f[14]);
+      return number(f[14], 0);
     }
 
     boolean paused() {
       return "1".equals(f[15]);
     }
 
+    /** A field as delayq writes it, or {@code otherwise} for text another program left there. */
+    private static long number(String field, long otherwise) {
+      try {
+        return field.isEmpty() ? otherwise : Long.parseLong(field);
+      } catch (NumberFormatException e) {
+        return otherwise;
+      }
+    }
+
+    /** What the scripts compare: version and pending id, or nothing for a state they cannot read. */
     String token() {
-      return f[0] + ":" + f[1];
+      return wellFormed ? f[0] + ":" + f[1] : "";
     }
   }
 
@@ -169,38 +187,87 @@ final class ScheduleEngine implements Schedules {
 
   // ---- the public calls ---------------------------------------------------------------------
 
+  /** What a store does to the definition it reads. */
+  private enum Change {
+    SET,
+    PAUSE,
+    RESUME
+  }
+
   @Override
   public ScheduleInfo set(Schedule schedule) {
     java.util.Objects.requireNonNull(schedule, "schedule");
     queue.checkOpen("schedules().set");
     Rules.checkPayloadSize(schedule.payload().length, queue.client.settings().maxPayloadBytes());
-    return store(schedule, false);
+    return store(schedule.name(), schedule, Change.SET);
   }
 
-  private ScheduleInfo store(Schedule schedule, boolean fromNow) {
-    String name = schedule.name();
+  /**
+   * Stores a definition and its new pending occurrence, computed from the state read in the same
+   * step as the definition; a write that finds the state changed (a racing update or claim) reads
+   * again. Pause and resume derive their definition from that read too, so they never write back a
+   * definition another process has replaced meanwhile.
+   */
+  private ScheduleInfo store(String name, Schedule given, Change change) {
     int p = partitionOf(name);
+    long occupiedUntil = Long.MIN_VALUE;
     for (int race = 0; race < MAX_RACES; race++) {
       Stored stored = read(name);
-      State old = stored.state();
+      Schedule before = stored.schedule();
+      State old = before == null ? null : stored.state();
+      Schedule schedule = given;
+      if (change != Change.SET) {
+        if (before == null || old == null) {
+          throw new ScheduleNotFoundException(queue.name, name);
+        }
+        boolean pause = change == Change.PAUSE;
+        if (before.paused() == pause && old.paused() == pause) {
+          return info(before, old);
+        }
+        schedule = before.withPaused(pause);
+      }
       long now = stored.nowMillis();
-      long anchor = anchorFor(schedule, stored, now, fromNow);
+      if (!schedule.paused() && schedule.endAt() != null && schedule.endAt().toEpochMilli() <= now) {
+        throw new io.delayq.InvalidRequestException(
+            "endAt", "is " + schedule.endAt() + ", which is past (the Redis clock reads " + Instant.ofEpochMilli(now)
+                + "); the schedule would never fire. Give a later end, or none");
+      }
+      boolean sameTiming = old != null && !old.paused() && sameTiming(before, schedule);
+      long anchor = anchorFor(schedule, stored, now, change == Change.RESUME);
       Recurrence recurrence = Recurrence.of(schedule, anchor);
       long first = -1;
       if (!schedule.paused()) {
-        long from;
-        if (old == null || fromNow || old.paused()) {
-          from = now - 1;
+        if (sameTiming && !old.pending().isEmpty()) {
+          // why: the same timing keeps the pending occurrence, late or not: an application that stores
+          // its schedules at startup, after a downtime, must see the misfire policy applied to what it
+          // missed, not skipped silently by a recomputation from now
+          first = old.pendingDue();
         } else {
-          // why: an update keeps the schedule's place in time. An occurrence that is due but not yet
-          // handed out (an update at 09:00:00.2 of a schedule due at 09:00) is still owed; one
-          // already handed out is not owed again
-          from = Math.max(now - schedule.misfire().grace().toMillis() - 1, old.previousDue());
+          long from;
+          if (sameTiming) {
+            from = old.previousDue() >= 0 ? old.previousDue() : now;
+          } else if (old == null || old.paused() || change == Change.RESUME) {
+            // why: strictly after now, and after the last occurrence handed out: a schedule stored or
+            // resumed in the millisecond of a fire does not get that fire again
+            from = Math.max(now, old == null ? -1 : old.previousDue());
+          } else {
+            // why: a new timing keeps the schedule's place: an occurrence due but not yet handed out
+            // (an update at 09:00:00.2 of a schedule due at 09:00) is still owed; one handed out is not
+            from = Math.max(now - schedule.misfire().grace().toMillis() - 1, old.previousDue());
+          }
+          first = recurrence.nextAfter(Math.max(from, occupiedUntil));
         }
-        first = recurrence.nextAfter(from);
+        if (first < 0) {
+          throw new io.delayq.InvalidRequestException(
+              "cron/every", "schedule '" + name + "' has no occurrence after " + Instant.ofEpochMilli(now)
+                  + (schedule.cron() != null ? " for cron '" + schedule.cron() + "'" : "")
+                  + (schedule.startAt() != null ? ", startAt " + schedule.startAt() : "")
+                  + (schedule.endAt() != null ? ", endAt " + schedule.endAt() : "")
+                  + " (occurrences are searched up to the year 9999); check them");
+        }
       }
       long following = first < 0 ? -1 : recurrence.nextAfter(first);
-      String pendingId = first < 0 ? "" : occurrenceId(name, first);
+      String pendingId = first < 0 ? "" : sameTiming && first == old.pendingDue() ? old.pending() : occurrenceId(name, first);
       byte[] record = new JobRecord(schedule.maxAttempts(), now, false, schedule.payload(), schedule.payloadIsJson())
           .encode();
       Misfire misfire = schedule.misfire();
@@ -225,13 +292,29 @@ final class ScheduleEngine implements Schedules {
               QueueContext.number(anchor),
               Keys.bytes(schedule.paused() ? "1" : "0")),
           null);
-      if ((Long) r.get(0) == 1L) {
+      long outcome = (Long) r.get(0);
+      if (outcome == 1L) {
         return get(name).orElseThrow(() -> new ScheduleNotFoundException(queue.name, name));
+      }
+      if (outcome == 2L) {
+        // why: that occurrence's job exists and is not waiting (held, retried after its lease, dead):
+        // it is not created twice, and the schedule goes on after it
+        occupiedUntil = first;
       }
     }
     throw new io.delayq.QueueBusyException(queue.name, 0, 0,
         "schedule '" + name + "' of queue '" + queue.name + "' changed under " + MAX_RACES
             + " attempts in a row to store it; something updates it in a tight loop. Try again");
+  }
+
+  /** Whether two definitions have the same occurrences. */
+  private static boolean sameTiming(Schedule a, Schedule b) {
+    return a != null
+        && java.util.Objects.equals(a.cron(), b.cron())
+        && java.util.Objects.equals(a.every(), b.every())
+        && (a.cron() == null || a.zone().equals(b.zone()))
+        && java.util.Objects.equals(a.startAt(), b.startAt())
+        && java.util.Objects.equals(a.endAt(), b.endAt());
   }
 
   private static long anchorFor(Schedule schedule, Stored stored, long now, boolean fromNow) {
@@ -320,22 +403,14 @@ final class ScheduleEngine implements Schedules {
   public ScheduleInfo pause(String name) {
     Schedule.checkName(name);
     queue.checkOpen("schedules().pause");
-    Schedule current = read(name).schedule();
-    if (current == null) {
-      throw new ScheduleNotFoundException(queue.name, name);
-    }
-    return current.paused() ? get(name).orElseThrow() : store(current.withPaused(true), false);
+    return store(name, null, Change.PAUSE);
   }
 
   @Override
   public ScheduleInfo resume(String name) {
     Schedule.checkName(name);
     queue.checkOpen("schedules().resume");
-    Schedule current = read(name).schedule();
-    if (current == null) {
-      throw new ScheduleNotFoundException(queue.name, name);
-    }
-    return current.paused() ? store(current.withPaused(false), true) : get(name).orElseThrow();
+    return store(name, null, Change.RESUME);
   }
 
   @Override
@@ -360,8 +435,35 @@ final class ScheduleEngine implements Schedules {
   /** Tends the named schedules of partition {@code p} off the caller's thread (a claim's answer). */
   void tendSoon(List<String> names) {
     for (String name : names) {
-      TENDER.execute(() -> tendQuietly(name));
+      submit(() -> tendQuietly(name, null));
     }
+  }
+
+  private static void submit(Runnable task) {
+    BUSY.incrementAndGet();
+    try {
+      TENDER.execute(() -> {
+        try {
+          task.run();
+        } finally {
+          BUSY.decrementAndGet();
+        }
+      });
+    } catch (RuntimeException e) {
+      BUSY.decrementAndGet();
+      throw e;
+    }
+  }
+
+  static boolean awaitIdle(java.time.Duration timeout) throws InterruptedException {
+    long end = System.nanoTime() + timeout.toNanos();
+    while (BUSY.get() > 0) {
+      if (System.nanoTime() > end) {
+        return false;
+      }
+      Thread.sleep(1);
+    }
+    return true;
   }
 
   /**
@@ -378,7 +480,7 @@ final class ScheduleEngine implements Schedules {
       return;
     }
     int[] copy = partitions.clone();
-    TENDER.execute(() -> {
+    submit(() -> {
       for (int p : copy) {
         try {
           sweep(p);
@@ -391,22 +493,41 @@ final class ScheduleEngine implements Schedules {
 
   private void sweep(int p) {
     var redis = queue.client.async();
+    byte[] scheduled = queue.partition(p).scheduled();
     ScanCursor cursor = ScanCursor.INITIAL;
     do {
       MapScanCursor<byte[], byte[]> page = queue.await(redis.hscan(key(p), cursor, STATES).toCompletableFuture(), null);
+      List<String> pendingNames = new ArrayList<>();
+      List<String> pendingIds = new ArrayList<>();
+      List<java.util.concurrent.CompletableFuture<Double>> pendingScores = new ArrayList<>();
       for (var e : page.getMap().entrySet()) {
         State s = State.parse(e.getValue());
-        if (!s.paused() && (s.pending().isEmpty() || !s.hasNext())) {
-          tendQuietly(new String(e.getKey(), StandardCharsets.UTF_8).substring(2));
+        String name = new String(e.getKey(), StandardCharsets.UTF_8).substring(2);
+        if (s.paused()) {
+          continue;
+        }
+        if (s.pending().isEmpty() || !s.hasNext()) {
+          tendQuietly(name, null);
+        } else {
+          pendingNames.add(name);
+          pendingIds.add(s.pending());
+          pendingScores.add(redis.zscore(scheduled, Keys.bytes(s.pending())).toCompletableFuture());
+        }
+      }
+      for (int i = 0; i < pendingNames.size(); i++) {
+        // why: a pending occurrence whose job is gone (cancelled by id, or claimed by a delayq older
+        // than schedules, which does not advance them) would stop the schedule for good
+        if (queue.await(pendingScores.get(i), null) == null) {
+          tendQuietly(pendingNames.get(i), pendingIds.get(i));
         }
       }
       cursor = page;
     } while (!cursor.isFinished());
   }
 
-  private void tendQuietly(String name) {
+  private void tendQuietly(String name, String lostPending) {
     try {
-      tend(name);
+      tend(name, lostPending);
     } catch (RuntimeException e) {
       // why: the sweep tries again within seconds, and a claim of the pending occurrence re-syncs
       log.warn("could not compute the next occurrence of schedule '{}' of queue '{}': {}", name, queue.name,
@@ -416,9 +537,11 @@ final class ScheduleEngine implements Schedules {
 
   /**
    * Moves a schedule's sequence on: names the occurrence after the pending one, or re-syncs a
-   * sequence that fell behind or stopped. Returns whether it wrote anything.
+   * sequence that fell behind or stopped. {@code lostPending}: the id of a pending occurrence the
+   * sweep found gone (its job cancelled by id, say), after which the sequence goes on; or null.
+   * Returns whether it wrote anything.
    */
-  boolean tend(String name) {
+  boolean tend(String name, String lostPending) {
     int p = partitionOf(name);
     for (int race = 0; race < MAX_RACES; race++) {
       Stored stored = read(name);
@@ -431,7 +554,9 @@ final class ScheduleEngine implements Schedules {
       Recurrence recurrence = Recurrence.of(schedule, s.anchor());
       long grace = schedule.misfire().grace().toMillis();
       long candidate;
-      if (!s.pending().isEmpty()) {
+      if (!s.pending().isEmpty() && s.pending().equals(lostPending)) {
+        candidate = recurrence.nextAfter(s.pendingDue());
+      } else if (!s.pending().isEmpty()) {
         candidate = s.pendingDue();
         if (!isMissed(recurrence, candidate, now, grace) || wouldRun(schedule, s)) {
           if (s.hasNext()) {
@@ -456,12 +581,12 @@ final class ScheduleEngine implements Schedules {
       // first occurrence that is not missed (or the candidate, if it may still run) in place.
       long target = candidate;
       long passed = 0;
-      if (isMissed(recurrence, candidate, now, grace) && !wouldRun(schedule, s)) {
+      if (candidate >= 0 && isMissed(recurrence, candidate, now, grace) && !wouldRun(schedule, s)) {
         target = recurrence.nextAfter(now - grace - 1);
         for (int walked = 0; target >= 0 && walked < MAX_WALK && isMissed(recurrence, target, now, grace); walked++) {
           target = recurrence.nextAfter(target);
         }
-        passed = countBetween(recurrence, candidate, target);
+        passed = recurrence.countBetween(candidate, target, MAX_COUNTED);
       }
       long following = target < 0 ? -1 : recurrence.nextAfter(target);
       byte[] record = new JobRecord(schedule.maxAttempts(), now, false, schedule.payload(), schedule.payloadIsJson())
@@ -492,17 +617,6 @@ final class ScheduleEngine implements Schedules {
   /** Whether the claim would still run a missed occurrence: the policy allows more of this run of misses. */
   private static boolean wouldRun(Schedule schedule, State s) {
     return schedule.misfire().policy() != Misfire.Policy.SKIP && s.missedRun() < schedule.misfire().maxRuns();
-  }
-
-  /** Occurrences from {@code from} (inclusive) to {@code to} (exclusive, -1 for none), counted up to a bound. */
-  private static long countBetween(Recurrence recurrence, long from, long to) {
-    long n = 0;
-    long at = from;
-    while (at >= 0 && (to < 0 || at < to) && n < MAX_WALK) {
-      n++;
-      at = recurrence.nextAfter(at);
-    }
-    return n;
   }
 
   private long tendScript(int p, String name, State s, String mode, byte[]... args) {

@@ -31,6 +31,8 @@ final class ServerTime {
 
   private final StatefulConnection<byte[], byte[]> connection;
   private final boolean passed;
+  /** A simulated clock every script reads instead, for tests that fast-forward time; see {@link SimulatedTime}. */
+  private volatile java.util.function.LongSupplier simulatedMicros;
 
   private ServerTime(StatefulConnection<byte[], byte[]> connection, boolean passed) {
     this.connection = connection;
@@ -68,7 +70,11 @@ final class ServerTime {
   }
 
   boolean isPassed() {
-    return passed;
+    return passed || simulatedMicros != null;
+  }
+
+  void simulate(java.util.function.LongSupplier epochMicros) {
+    this.simulatedMicros = epochMicros;
   }
 
   /**
@@ -76,6 +82,10 @@ final class ServerTime {
    * it itself, else TIME read from the node that serves {@code key}, in epoch microseconds.
    */
   CompletableFuture<byte[]> forKey(byte[] key) {
+    java.util.function.LongSupplier simulated = simulatedMicros;
+    if (simulated != null) {
+      return CompletableFuture.completedFuture(Keys.bytes(Long.toString(simulated.getAsLong())));
+    }
     if (!passed) {
       return CompletableFuture.completedFuture(IN_SCRIPT);
     }

@@ -12,6 +12,7 @@ import io.delayq.server.cli.JobsCommand;
 import io.delayq.server.cli.PauseCommand;
 import io.delayq.server.cli.RescheduleCommand;
 import io.delayq.server.cli.ResumeCommand;
+import io.delayq.server.cli.ScheduleCommand;
 import io.delayq.server.cli.StatsCommand;
 import io.delayq.server.cli.TerminalText;
 import io.delayq.server.demo.DemoCommand;
@@ -52,6 +53,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       ResumeCommand.class,
       DeleteQueueCommand.class,
       ForwardCommand.class,
+      ScheduleCommand.class,
       AdoptCommand.class,
       HelpCommand.class
     },

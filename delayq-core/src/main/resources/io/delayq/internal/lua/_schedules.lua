@@ -30,6 +30,23 @@ local function read_state(text)
   return s
 end
 
+-- A finite number, or nil: text another program wrote where a number belongs must not stop a claim
+-- halfway (Redis does not undo a script that fails after a write).
+local function finite(text)
+  local n = tonumber(text)
+  if n and n == n and n > -math.huge and n < math.huge then
+    return n
+  end
+  return nil
+end
+
+-- Whether every field the scripts compute with or write into a sorted set holds what delayq writes.
+local function usable_state(s)
+  return finite(s[1]) and (s[2] == '' or finite(s[3])) and (s[4] == '' or finite(s[5]))
+    and finite(s[8]) and finite(s[9]) and finite(s[11]) and finite(s[13]) and finite(s[14])
+    and (s[3] == '' or s[2] ~= '') and (s[5] == '' or s[4] ~= '')
+end
+
 local function write_state(sched_key, name, s)
   redis.call('HSET', sched_key, 's:' .. name, table.concat(s, '|'))
 end
@@ -45,9 +62,9 @@ local function next_record(record, now_ms)
 end
 
 -- Decides, for jobs a claim is about to lease, which are occurrences of a schedule and whether each
--- runs; reads only. Returns nil when none is, else a plan for apply_schedule_claims: skip[i] is
+-- runs; reads only. dues[i] is the due time (ms) the claim read for ids[i]. Returns nil when none is, else a plan for apply_schedule_claims: skip[i] is
 -- true for an occurrence that is not to run (missed, overlapping, or no longer wanted).
-local function plan_schedule_claims(sched_key, ids, records, now_ms)
+local function plan_schedule_claims(sched_key, ids, dues, records, now_ms)
   if redis.call('EXISTS', sched_key) == 0 then
     return nil
   end
@@ -62,13 +79,18 @@ local function plan_schedule_claims(sched_key, ids, records, now_ms)
       plan = plan or {skip = {}, steps = {}}
       local text = redis.call('HGET', sched_key, 's:' .. name)
       local s = text and read_state(text)
-      if not s or s[2] ~= ids[i] or s[16] == '1' then
+      if s and not usable_state(s) then
+        -- why: a state delayq did not write is left alone, and its occurrence runs as an ordinary
+        -- job: nothing is lost, and the schedule waits for someone to store it again
+        plan.steps[#plan.steps + 1] = {i = i, name = name, unusable = true}
+      elseif not s or s[2] ~= ids[i] or s[16] == '1' then
         -- why: an occurrence its schedule no longer points at (removed, replaced, paused) must not
         -- run; the step that replaced it should have removed it, so this is a leftover
         plan.skip[i] = true
         plan.steps[#plan.steps + 1] = {i = i, name = name, stale = true}
       else
-        local due = tonumber(s[3]) or now_ms
+        -- why: the job's own due time, which is the occurrence's unless someone rescheduled that job
+        local due = tonumber(dues[i]) or tonumber(s[3]) or now_ms
         local late = now_ms - due > (tonumber(s[9]) or 0)
           or (s[5] ~= '' and tonumber(s[5]) <= now_ms)
         local run, missed = true, tonumber(s[8]) or 0
@@ -105,7 +127,9 @@ local function apply_schedule_claims(sched_key, plan, ids, records, now_ms)
   for _, step in ipairs(plan.steps) do
     local id = ids[step.i]
     redis.call('HDEL', sched_key, 'o:' .. id)
-    if step.stale then
+    if step.unusable then
+      -- handed out as it is
+    elseif step.stale then
       redis.call('HDEL', JOBS, id)
     else
       local s = step.s

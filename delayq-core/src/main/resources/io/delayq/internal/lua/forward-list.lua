@@ -5,7 +5,9 @@
 -- are ended first, at most ARGV[9], as claim does; an idle call trims dead jobs past their age.
 --
 -- KEYS and ARGV[1..7]: see _keys.lua. KEYS[12] the target list, which must be in this partition's
--- slot on a Redis Cluster (the Java side only runs this script when it is).
+-- slot on a Redis Cluster (the Java side only runs this script when it is). KEYS[13] the
+-- partition's schedules hash: occurrences of recurring schedules are forwarded (or skipped) as a
+-- claim hands them out, and the next occurrence created in the same step (see _schedules.lua).
 -- ARGV[8] max jobs   ARGV[9] max expired leases to recover
 -- ARGV[10] format: 'r' the payload bytes as scheduled, 'e' the JSON envelope (docs/LIST-FORWARDING.md)
 -- ARGV[11] end to push at: 'l' (LPUSH, for RPOP/BRPOP consumers) or 'r' (RPUSH, for LPOP)
@@ -14,7 +16,8 @@
 -- the ones buried, problem, unreadable}: the first seven as claim.lua's header (moved instead of
 -- the claim number); problem is '' or 'WRONGTYPE <type>' when the list key holds another type, in
 -- which case nothing was moved; unreadable counts due jobs whose record does not parse, which went
--- to the dead-letter set instead of the list.
+-- to the dead-letter set instead of the list. When occurrences of recurring schedules were moved or
+-- skipped, one more element follows: the list of those schedules' names, for the caller to tend.
 -- Jobs of one call are pushed in due order, so a consumer popping at the other end takes the
 -- earliest due first, within a call and across calls.
 -- @include keys
@@ -23,7 +26,10 @@
 -- @include lease
 -- @include recover
 -- @include done
+-- @include schedules
 local LIST = KEYS[12]
+local SCHEDULES = KEYS[13]
+local tend
 local MAX_CALL_BYTES = 1048576
 local now_us = redis_now_us()
 local now_ms = math.floor(now_us / 1000)
@@ -225,10 +231,16 @@ if count > 0 then
   if redis.call('EXISTS', ATTEMPTS) == 1 then
     attempts = redis.call('HMGET', ATTEMPTS, unpack(ids))
   end
+  local dues = {}
+  for i = 1, #ids do
+    dues[i] = head[2 * i]
+  end
+  local plan = plan_schedule_claims(SCHEDULES, ids, dues, records, now_ms)
+  local skip = plan and plan.skip or {}
   local values, nv, done, nd, kept, nk, bad = {}, 0, {}, 0, {}, 0, {}
   for i, id in ipairs(ids) do
     local record = records[i]
-    if record then
+    if record and not skip[i] then
       local payload, json = payload_of(record)
       if payload == nil then
         bad[#bad + 1] = id
@@ -253,6 +265,11 @@ if count > 0 then
     redis.call(push, LIST, unpack(values, 1, nv))
   end
   redis.call('ZREMRANGEBYRANK', SCHEDULED, 0, count - 1)
+  if plan then
+    local created_due
+    tend, created_due = apply_schedule_claims(SCHEDULES, plan, ids, records, now_ms)
+    wake_at(created_due)
+  end
   if nd > 0 then
     redis.call('HDEL', JOBS, unpack(done, 1, nd))
     if redis.call('EXISTS', ATTEMPTS) == 1 then
@@ -282,4 +299,7 @@ if count == 0 then
   out[5] = oldest[2] and tonumber(oldest[2]) + DEAD_AGE_MS + 1 or -1
 end
 out[2] = wake
+if tend and #tend > 0 then
+  out[#out + 1] = tend
+end
 return out

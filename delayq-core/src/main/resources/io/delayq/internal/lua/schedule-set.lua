@@ -11,7 +11,9 @@
 -- ARGV[15] its due ms   ARGV[16] grace ms   ARGV[17] misfire 's'/'o'/'n'   ARGV[18] max runs
 -- ARGV[19] overlap 'a'/'s'   ARGV[20] interval anchor ms (0 for cron)   ARGV[21] paused '1'/'0'
 --
--- Returns {1, new version} when applied, {0, '<ver>:<pending id>'} (the state found) when not.
+-- Returns {1, new version} when applied, {0, '<ver>:<pending id>'} (the state found) when not, and
+-- {2, ...} with nothing written when the new pending id is a job that is not waiting (held or
+-- dead): the caller computes the occurrence after it.
 -- @include keys
 -- @include wake
 -- @include schedules
@@ -25,6 +27,12 @@ local s = text and read_state(text)
 local found = s and (s[1] .. ':' .. s[2]) or ''
 if found ~= expected then
   return {0, found}
+end
+-- why: checked before any write. That occurrence's job exists and is not waiting (a worker holds
+-- it, or it is dead): it must not be created twice, nor become the pending one
+if pend ~= '' and not (s and s[2] == pend) and redis.call('HEXISTS', JOBS, pend) == 1
+    and not redis.call('ZSCORE', SCHEDULED, pend) then
+  return {2, found}
 end
 
 if s and s[2] ~= '' and s[2] ~= pend then

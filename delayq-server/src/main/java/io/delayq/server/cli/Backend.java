@@ -7,6 +7,8 @@ import io.delayq.SortedSetAdoption;
 import io.delayq.SortedSetBridge;
 import io.delayq.server.forward.ForwardSpec;
 import io.delayq.QueueStats;
+import io.delayq.Schedule;
+import io.delayq.ScheduleInfo;
 import io.delayq.ScheduledJob;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,7 +18,7 @@ import java.util.List;
  * What the commands need from delayq, done either on Redis directly ({@link DirectBackend}) or
  * through a running {@code delayq serve} ({@link HttpBackend}). Every method throws {@link
  * CliException} with the exit code and message to show; none creates a queue except {@link
- * #schedule}.
+ * #schedule}, {@link #setSchedule} and {@link #setForwarding}.
  */
 interface Backend extends AutoCloseable {
 
@@ -71,6 +73,29 @@ interface Backend extends AutoCloseable {
 
   /** Stores the queue's forwarding (the queue is created when new); {@code null} removes it. */
   void setForwarding(String queue, ForwardSpec spec);
+
+  /** The queue's recurring schedules, by name. */
+  List<ScheduleInfo> listSchedules(String queue);
+
+  /** One schedule; exit code 3 when the queue or the schedule does not exist. */
+  ScheduleInfo getSchedule(String queue, String name);
+
+  /**
+   * Stores a schedule (the queue is created when new), or replaces the one with its name.
+   *
+   * @param maxAttemptsGiven whether the schedule's max attempts was asked for; otherwise the queue's
+   *     stored default is used, as for a job enqueued without one
+   */
+  ScheduleInfo setSchedule(String queue, Schedule schedule, boolean maxAttemptsGiven);
+
+  void removeSchedule(String queue, String name);
+
+  ScheduleInfo pauseSchedule(String queue, String name);
+
+  ScheduleInfo resumeSchedule(String queue, String name);
+
+  /** One extra job due now with the schedule's payload, outside its sequence. */
+  ScheduledJob runScheduleNow(String queue, String name);
 
   /** Moves a hand-rolled sorted-set queue's members into {@code queue} now (Redis only). */
   AdoptionReport importSortedSet(String queue, SortedSetAdoption options);

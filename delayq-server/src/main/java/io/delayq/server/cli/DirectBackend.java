@@ -23,6 +23,9 @@ import io.delayq.QueueConfigurationException;
 import io.delayq.QueueStats;
 import io.delayq.RedisUnavailableException;
 import io.delayq.ScheduledJob;
+import io.delayq.Schedule;
+import io.delayq.ScheduleInfo;
+import io.delayq.ScheduleNotFoundException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -157,6 +160,51 @@ final class DirectBackend implements Backend {
   }
 
   @Override
+  public List<ScheduleInfo> listSchedules(String queue) {
+    return call(() -> existing(queue).schedules().list());
+  }
+
+  @Override
+  public ScheduleInfo getSchedule(String queue, String name) {
+    return call(() -> existing(queue).schedules().get(name)
+        .orElseThrow(() -> CliException.notFound(Format.noSuchSchedule(queue, name))));
+  }
+
+  @Override
+  public ScheduleInfo setSchedule(String queue, Schedule schedule, boolean maxAttemptsGiven) {
+    return call(() -> {
+      JobQueue q = delayq.queue(queue);
+      return q.schedules().set(
+          maxAttemptsGiven ? schedule : schedule.withMaxAttempts(q.admin().defaults().maxAttempts()));
+    });
+  }
+
+  @Override
+  public void removeSchedule(String queue, String name) {
+    call(() -> {
+      if (!existing(queue).schedules().remove(name)) {
+        throw CliException.notFound(Format.noSuchSchedule(queue, name));
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public ScheduleInfo pauseSchedule(String queue, String name) {
+    return call(() -> existing(queue).schedules().pause(name));
+  }
+
+  @Override
+  public ScheduleInfo resumeSchedule(String queue, String name) {
+    return call(() -> existing(queue).schedules().resume(name));
+  }
+
+  @Override
+  public ScheduledJob runScheduleNow(String queue, String name) {
+    return call(() -> existing(queue).schedules().runNow(name));
+  }
+
+  @Override
   public AdoptionReport importSortedSet(String queue, SortedSetAdoption options) {
     return call(() -> delayq.queue(queue).importSortedSet(options));
   }
@@ -242,6 +290,8 @@ final class DirectBackend implements Backend {
       return action.get();
     } catch (JobNotFoundException e) {
       throw new CliException(ExitCodes.NOT_FOUND, e.getMessage(), e);
+    } catch (ScheduleNotFoundException e) {
+      throw new CliException(ExitCodes.NOT_FOUND, Format.noSuchSchedule(e.queue(), e.name()), e);
     } catch (JobActiveException e) {
       throw new CliException(ExitCodes.CONFLICT, e.getMessage() + "; " + Format.activeHint(e.queue(), e.jobId()), e);
     } catch (LeaseExpiredException | QueueConfigurationException e) {

@@ -81,6 +81,10 @@ final class Format {
     return "job '" + id + "' in queue '" + queue + "': no such job; it may have run, been cancelled, or never existed";
   }
 
+  static String noSuchSchedule(String queue, String name) {
+    return "queue '" + queue + "' has no schedule named '" + name + "'; `delayq schedule ls " + queue + "` lists them";
+  }
+
   static String noSuchDeadJob(String queue, String id) {
     return "job '" + id + "' in queue '" + queue + "': no dead job has that id;"
         + " `delayq dead list " + queue + "` shows the dead jobs";

@@ -12,6 +12,9 @@ import io.delayq.server.forward.ForwardSpec;
 import io.delayq.JobState;
 import io.delayq.QueueStats;
 import io.delayq.ScheduledJob;
+import io.delayq.Schedule;
+import io.delayq.ScheduleInfo;
+import io.delayq.server.http.ScheduleJson;
 import java.io.IOException;
 import io.delayq.server.http.PathCodec;
 import java.net.ConnectException;
@@ -184,6 +187,82 @@ final class HttpBackend implements Backend {
       body.set("forward", spec.toJson());
     }
     send("PUT", queuePath(queue), body, null);
+  }
+
+  /** {@code GET /v1/queues/{queue}/schedules} → {@code {"schedules":[views]}}. */
+  @Override
+  public List<ScheduleInfo> listSchedules(String queue) {
+    JsonNode answer = onQueue(queue, "GET", queuePath(queue) + "/schedules", null, null);
+    List<ScheduleInfo> schedules = new ArrayList<>();
+    if (answer == null || !answer.path("schedules").isArray()) {
+      throw unexpected("GET " + queuePath(queue) + "/schedules", "no \"schedules\" array", null);
+    }
+    for (JsonNode view : answer.get("schedules")) {
+      schedules.add(scheduleInfo("GET " + queuePath(queue) + "/schedules", view));
+    }
+    return schedules;
+  }
+
+  @Override
+  public ScheduleInfo getSchedule(String queue, String name) {
+    return scheduleInfo("GET " + schedulePath(queue, name), onSchedule(queue, name, "GET", "", null));
+  }
+
+  @Override
+  public ScheduleInfo setSchedule(String queue, Schedule schedule, boolean maxAttemptsGiven) {
+    String path = schedulePath(queue, schedule.name());
+    JsonNode body = ScheduleJson.putBody(schedule, maxAttemptsGiven);
+    return scheduleInfo("PUT " + path, send("PUT", path, body, null));
+  }
+
+  @Override
+  public void removeSchedule(String queue, String name) {
+    onSchedule(queue, name, "DELETE", "", null);
+  }
+
+  @Override
+  public ScheduleInfo pauseSchedule(String queue, String name) {
+    return scheduleInfo("POST " + schedulePath(queue, name) + "/pause", onSchedule(queue, name, "POST", "/pause", null));
+  }
+
+  @Override
+  public ScheduleInfo resumeSchedule(String queue, String name) {
+    return scheduleInfo("POST " + schedulePath(queue, name) + "/resume", onSchedule(queue, name, "POST", "/resume", null));
+  }
+
+  @Override
+  public ScheduledJob runScheduleNow(String queue, String name) {
+    JsonNode answer = onSchedule(queue, name, "POST", "/run", null);
+    return new ScheduledJob(answer.path("id").asText(), instant(answer.get("runAt")), ScheduledJob.Outcome.CREATED);
+  }
+
+  private static String schedulePath(String queue, String name) {
+    return queuePath(queue) + "/schedules/" + segment(name);
+  }
+
+  /** A call on one schedule: a 404 is the schedule's, unless the queue itself is missing. */
+  private JsonNode onSchedule(String queue, String name, String method, String suffix, JsonNode body) {
+    try {
+      return send(method, schedulePath(queue, name) + suffix, body, null);
+    } catch (CliException e) {
+      if (e.exitCode() != ExitCodes.NOT_FOUND) {
+        throw e;
+      }
+      throw CliException.notFound(queueExists(queue) ? Format.noSuchSchedule(queue, name) : Format.noSuchQueue(queue, baseUrl));
+    }
+  }
+
+  private ScheduleInfo scheduleInfo(String call, JsonNode view) {
+    try {
+      return ScheduleJson.fromView(view);
+    } catch (IllegalArgumentException e) {
+      throw unexpected(call, e.getMessage(), e);
+    }
+  }
+
+  private CliException unexpected(String call, String why, Exception cause) {
+    return new CliException(ExitCodes.FAILED, "unexpected answer from " + baseUrl + " to " + call + ": " + why
+        + "; is the server the same version as this command?", cause);
   }
 
   @Override

@@ -20,7 +20,7 @@ import java.util.Locale;
  * and stats), so scripts read the same fields from the CLI, in either mode, as from the server.
  */
 final class JobJson {
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private JobJson() {}
 
@@ -46,6 +46,11 @@ final class JobJson {
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
+  }
+
+  /** Any JSON tree, pretty-printed as the other commands print theirs. */
+  static String pretty(JsonNode node) {
+    return write(node);
   }
 
   static String stats(List<QueueStats> stats) {

@@ -118,6 +118,7 @@ public final class ApiServer {
                 new JobEndpoints(queues, metrics),
                 new WorkerEndpoints(queues, metrics, longPolls, forwarding),
                 new QueueEndpoints(queues, maxPartitions, forwarding),
+                new ScheduleEndpoints(queues, metrics),
                 new SystemEndpoints(delayq, metrics, () -> draining, forwarding)));
   }
 

@@ -12,6 +12,7 @@ import io.delayq.NotReplicatedException;
 import io.delayq.OutcomeUnknownException;
 import io.delayq.QueueConfigurationException;
 import io.delayq.RedisUnavailableException;
+import io.delayq.ScheduleNotFoundException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -35,6 +36,7 @@ final class ErrorMapping {
   static {
     TABLE.put(InvalidRequestException.class, new Mapping(400, "invalid_request"));
     TABLE.put(JobNotFoundException.class, new Mapping(404, "not_found"));
+    TABLE.put(ScheduleNotFoundException.class, new Mapping(404, "not_found"));
     TABLE.put(JobActiveException.class, new Mapping(409, "conflict"));
     TABLE.put(LeaseExpiredException.class, new Mapping(409, "conflict"));
     TABLE.put(QueueConfigurationException.class, new Mapping(409, "conflict"));

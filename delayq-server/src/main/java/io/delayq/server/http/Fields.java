@@ -76,6 +76,18 @@ final class Fields {
     return Optional.of(value.textValue());
   }
 
+  /** {@code true} or {@code false}, or empty when left out. */
+  Optional<Boolean> bool(String field) {
+    if (!has(field)) {
+      return Optional.empty();
+    }
+    JsonNode value = node.get(field);
+    if (!value.isBoolean()) {
+      throw new InvalidRequestException(name(field), "must be true or false; got " + describe(value));
+    }
+    return Optional.of(value.booleanValue());
+  }
+
   /** A whole number in {@code [min, max]}, or empty when left out. */
   OptionalLong integer(String field, long min, long max) {
     if (!has(field)) {

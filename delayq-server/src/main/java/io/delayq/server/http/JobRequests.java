@@ -79,14 +79,31 @@ final class JobRequests {
     return new Parsed(request, maxAttempts.isPresent());
   }
 
+  /** A payload as a request gave it: its bytes, and whether they are JSON text to hand out as that value. */
+  record Payload(byte[] bytes, boolean json) {
+    static final Payload EMPTY = new Payload(new byte[0], false);
+  }
+
+  private static JobRequest payload(Fields fields) {
+    Payload payload = payload(fields, true);
+    return payload.json()
+        ? JobRequest.ofJson(new String(payload.bytes(), StandardCharsets.UTF_8))
+        : JobRequest.of(payload.bytes());
+  }
+
   /**
    * The payload: a JSON string is stored as its UTF-8 bytes; any other JSON value (object, array,
    * number, boolean, null) as its JSON text, marked as JSON so that it is handed out as that same
    * value; {@code payloadBase64} as the bytes it decodes to.
+   *
+   * @param required whether leaving both out is refused; otherwise it is an empty payload
    */
-  private static JobRequest payload(Fields fields) {
+  static Payload payload(Fields fields, boolean required) {
     boolean value = fields.present("payload");
     boolean binary = fields.has("payloadBase64");
+    if (!value && !binary && !required) {
+      return Payload.EMPTY;
+    }
     if (value == binary) {
       throw new InvalidRequestException(
           fields.name("payload"),
@@ -94,30 +111,26 @@ final class JobRequests {
               ? "and payloadBase64 were both given; give payload (any JSON value) or payloadBase64 (binary data), not both"
               : "is missing; give payload (any JSON value; a string is stored as UTF-8 text) or payloadBase64 (binary data)");
     }
-    JobRequest request;
-    byte[] bytes;
+    Payload payload;
     if (value && fields.raw("payload").isTextual()) {
-      String payload = fields.raw("payload").textValue();
-      checkNoLoneSurrogate(fields.name("payload"), payload);
-      bytes = payload.getBytes(StandardCharsets.UTF_8);
-      request = JobRequest.of(bytes);
+      String text = fields.raw("payload").textValue();
+      checkNoLoneSurrogate(fields.name("payload"), text);
+      payload = new Payload(text.getBytes(StandardCharsets.UTF_8), false);
     } else if (value) {
       checkNoLoneSurrogate(fields.name("payload"), fields.raw("payload"));
-      bytes = Json.writeStrictly(fields.raw("payload"), fields.name("payload"));
-      request = JobRequest.ofJson(new String(bytes, StandardCharsets.UTF_8));
+      payload = new Payload(Json.writeStrictly(fields.raw("payload"), fields.name("payload")), true);
     } else {
       String encoded = fields.string("payloadBase64").orElseThrow();
-      bytes = strictBase64(fields.name("payloadBase64"), encoded);
-      request = JobRequest.of(bytes);
+      payload = new Payload(strictBase64(fields.name("payloadBase64"), encoded), false);
     }
-    if (bytes.length > BodyLimits.PAYLOAD_BYTES) {
+    if (payload.bytes().length > BodyLimits.PAYLOAD_BYTES) {
       throw new InvalidRequestException(
           fields.name(value ? "payload" : "payloadBase64"),
           String.format(
               "is %,d bytes; the limit is %,d. Store the body elsewhere and schedule its key",
-              bytes.length, BodyLimits.PAYLOAD_BYTES));
+              payload.bytes().length, BodyLimits.PAYLOAD_BYTES));
     }
-    return request;
+    return payload;
   }
 
   /**

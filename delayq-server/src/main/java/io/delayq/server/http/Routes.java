@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * Every route of the server, in one table: method, path pattern, handler. Patterns capture
- * {@code {queue}} and {@code {id}} as one URL-decoded path segment each. The same patterns label
+ * {@code {queue}}, {@code {id}} and {@code {name}} as one URL-decoded path segment each. The same patterns label
  * the HTTP metrics and appear in {@code openapi.json} (a test checks that they all do).
  */
 final class Routes {
@@ -16,37 +16,47 @@ final class Routes {
 
   private Routes() {}
 
-  static List<Route> table(JobEndpoints jobs, WorkerEndpoints workers, QueueEndpoints queues, SystemEndpoints system) {
+  static List<Route> table(
+      JobEndpoints jobs, WorkerEndpoints workers, QueueEndpoints queues, ScheduleEndpoints schedules,
+      SystemEndpoints system) {
     return List.of(
         // producers
-        oneJob(POST,  "/v1/queues/{queue}/jobs",                  jobs::schedule),
-        large(POST,   "/v1/queues/{queue}/jobs:batch",            jobs::scheduleBatch),
-        route(GET,    "/v1/queues/{queue}/jobs",                  jobs::list),
-        route(GET,    "/v1/queues/{queue}/jobs/{id}",             jobs::get),
-        route(DELETE, "/v1/queues/{queue}/jobs/{id}",             jobs::cancel),
-        route(PATCH,  "/v1/queues/{queue}/jobs/{id}",             jobs::reschedule),
+        oneJob(POST,  "/v1/queues/{queue}/jobs",                     jobs::schedule),
+        large(POST,   "/v1/queues/{queue}/jobs:batch",               jobs::scheduleBatch),
+        route(GET,    "/v1/queues/{queue}/jobs",                     jobs::list),
+        route(GET,    "/v1/queues/{queue}/jobs/{id}",                jobs::get),
+        route(DELETE, "/v1/queues/{queue}/jobs/{id}",                jobs::cancel),
+        route(PATCH,  "/v1/queues/{queue}/jobs/{id}",                jobs::reschedule),
         // workers
-        async(POST,   "/v1/queues/{queue}/claim",                 workers::claim),
-        route(POST,   "/v1/queues/{queue}/jobs/{id}/ack",         workers::ack),
-        route(POST,   "/v1/queues/{queue}/jobs/{id}/nack",        workers::nack),
-        settle(POST,  "/v1/queues/{queue}/settle",                workers::settle),
-        route(POST,   "/v1/queues/{queue}/jobs/{id}/lease",       workers::extendLease),
+        async(POST,   "/v1/queues/{queue}/claim",                    workers::claim),
+        route(POST,   "/v1/queues/{queue}/jobs/{id}/ack",            workers::ack),
+        route(POST,   "/v1/queues/{queue}/jobs/{id}/nack",           workers::nack),
+        settle(POST,  "/v1/queues/{queue}/settle",                   workers::settle),
+        route(POST,   "/v1/queues/{queue}/jobs/{id}/lease",          workers::extendLease),
         // queues
-        route(GET,    "/v1/queues",                               queues::list),
-        route(GET,    "/v1/queues/{queue}",                       queues::get),
-        route(PUT,    "/v1/queues/{queue}",                       queues::put),
-        route(DELETE, "/v1/queues/{queue}",                       queues::delete),
-        route(POST,   "/v1/queues/{queue}/pause",                 queues::pause),
-        route(POST,   "/v1/queues/{queue}/resume",                queues::resume),
-        route(GET,    "/v1/queues/{queue}/dead",                  queues::dead),
-        route(POST,   "/v1/queues/{queue}/dead/{id}/requeue",     queues::requeue),
-        route(DELETE, "/v1/queues/{queue}/dead/{id}",             queues::deleteDead),
+        route(GET,    "/v1/queues",                                  queues::list),
+        route(GET,    "/v1/queues/{queue}",                          queues::get),
+        route(PUT,    "/v1/queues/{queue}",                          queues::put),
+        route(DELETE, "/v1/queues/{queue}",                          queues::delete),
+        route(POST,   "/v1/queues/{queue}/pause",                    queues::pause),
+        route(POST,   "/v1/queues/{queue}/resume",                   queues::resume),
+        route(GET,    "/v1/queues/{queue}/dead",                     queues::dead),
+        route(POST,   "/v1/queues/{queue}/dead/{id}/requeue",        queues::requeue),
+        route(DELETE, "/v1/queues/{queue}/dead/{id}",                queues::deleteDead),
+        // recurring schedules
+        route(GET,    "/v1/queues/{queue}/schedules",                schedules::list),
+        route(GET,    "/v1/queues/{queue}/schedules/{name}",         schedules::get),
+        oneJob(PUT,   "/v1/queues/{queue}/schedules/{name}",         schedules::put),
+        route(DELETE, "/v1/queues/{queue}/schedules/{name}",         schedules::delete),
+        route(POST,   "/v1/queues/{queue}/schedules/{name}/pause",   schedules::pause),
+        route(POST,   "/v1/queues/{queue}/schedules/{name}/resume",  schedules::resume),
+        route(POST,   "/v1/queues/{queue}/schedules/{name}/run",     schedules::runNow),
         // operations
-        open(GET,     "/health",                                  system::health),
-        open(GET,     "/health/live",                             system::live),
-        open(GET,     "/health/ready",                            system::health),
-        route(GET,    "/metrics",                                 system::metrics),
-        route(GET,    "/openapi.json",                            system::openApi));
+        open(GET,     "/health",                                     system::health),
+        open(GET,     "/health/live",                                system::live),
+        open(GET,     "/health/ready",                               system::health),
+        route(GET,    "/metrics",                                    system::metrics),
+        route(GET,    "/openapi.json",                               system::openApi));
   }
 
   /** A route with a small body (at most {@link BodyLimits#SMALL_BYTES}), answering at once. */

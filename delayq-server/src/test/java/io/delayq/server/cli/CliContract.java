@@ -380,6 +380,78 @@ abstract class CliContract {
     assertThat(queueNames()).doesNotContain(queue);
   }
 
+  @Test
+  void scheduleSetListPauseResumeRunNowAndRemove() throws Exception {
+    Cli.Result noQueue = delayq("schedule", "ls", queue);
+    assertExit(noQueue, 3);
+    assertThat(noQueue.err()).startsWith("delayq schedule ls: no queue '" + queue + "'");
+
+    Cli.Result created = delayqOk("schedule", "set", queue, "tick", "--every", "1h", "--payload", "hi",
+        "--max-attempts", "3");
+    assertThat(created.out()).startsWith("created schedule tick in queue " + queue + ": every 1h 0m, next runs ");
+    Cli.Result replaced = delayqOk("schedule", "set", queue, "tick", "--cron", "0 9 * * *", "--zone",
+        "Europe/Amsterdam", "--payload", "hi", "--misfire", "run-up-to=3", "--grace", "2m", "--overlap", "skip");
+    assertThat(replaced.out()).startsWith(
+        "replaced schedule tick in queue " + queue + ": cron '0 9 * * *' in Europe/Amsterdam, next runs ");
+
+    List<String> table = delayqOk("schedule", "ls", queue).outLines();
+    assertThat(table.get(0)).matches("NAME +WHEN +NEXT RUN +LAST RUN +FIRED +SKIPPED +STATE");
+    assertThat(rowOf(table, "tick")).contains("cron '0 9 * * *' in Europe/Amsterdam").endsWith(" active");
+
+    JsonNode view = JSON.readTree(delayqOk("schedule", "ls", queue, "--json").out()).path("schedules").get(0);
+    assertThat(view.path("name").asText()).isEqualTo("tick");
+    assertThat(view.path("zone").asText()).isEqualTo("Europe/Amsterdam");
+    assertThat(view.path("payload").asText()).isEqualTo("hi");
+    assertThat(view.path("misfire").path("policy").asText()).isEqualTo("runUpTo");
+    assertThat(view.path("misfire").path("maxRuns").asInt()).isEqualTo(3);
+    assertThat(view.path("misfire").path("graceMs").asLong()).isEqualTo(120_000L);
+    assertThat(view.path("overlap").asText()).isEqualTo("skip");
+    assertThat(view.path("maxAttempts").asInt()).as("left out: the queue's default").isEqualTo(5);
+    assertThat(view.path("version").asLong()).isEqualTo(2);
+    assertThat(view.path("upcomingLocal")).hasSize(5);
+    view.path("upcomingLocal").forEach(at ->
+        assertThat(java.time.OffsetDateTime.parse(at.asText()).toLocalTime()).isEqualTo(java.time.LocalTime.of(9, 0)));
+
+    assertThat(delayqOk("schedule", "pause", queue, "tick").out()).startsWith("paused schedule tick in queue " + queue);
+    assertThat(delayqOk("schedule", "resume", queue, "tick").out())
+        .startsWith("resumed schedule tick in queue " + queue + ": next runs ");
+
+    String id = delayqOk("schedule", "run-now", queue, "tick", "-q").out().strip();
+    assertThat(id).startsWith("tick@");
+    assertThat(payloadOf(id)).isEqualTo("hi");
+
+    assertThat(delayqOk("schedule", "rm", queue, "tick").out()).isEqualToIgnoringNewLines(
+        "removed schedule tick from queue " + queue);
+    for (String command : List.of("rm", "pause")) {
+      Cli.Result missing = delayq("schedule", command, queue, "tick");
+      assertExit(missing, 3);
+      assertThat(missing.err()).startsWith("delayq schedule " + command + ": queue '" + queue
+          + "' has no schedule named 'tick'");
+    }
+    assertThat(delayqOk("schedule", "ls", queue).out()).startsWith("no schedules in queue " + queue);
+  }
+
+  @Test
+  void scheduleSetReadsAPayloadFileAndStoresAPausedScheduleBetweenItsStartAndEnd() throws Exception {
+    Path body = Files.writeString(tmp.resolve("digest.json"), "{\"kind\":\"digest\"}\n");
+    Instant start = Instant.now().plus(Duration.ofDays(1)).truncatedTo(ChronoUnit.SECONDS);
+    Cli.Result set = delayqOk("schedule", "set", queue, "digest", "--every", "30m", "--payload-file", body.toString(),
+        "--start", start.toString(), "--end", start.plus(Duration.ofDays(7)).toString(), "--paused", "--json");
+    JsonNode view = JSON.readTree(set.out());
+    assertThat(view.path("payload").asText()).isEqualTo("{\"kind\":\"digest\"}");
+    assertThat(view.path("every").asText()).isEqualTo("PT30M");
+    assertThat(view.path("startAt").asText()).isEqualTo(start.toString());
+    assertThat(view.path("endAt").asText()).isEqualTo(start.plus(Duration.ofDays(7)).toString());
+    assertThat(view.path("paused").asBoolean()).isTrue();
+    assertThat(view.path("nextRun").isNull()).isTrue();
+    assertThat(view.path("upcoming").get(0).asText()).isEqualTo(start.toString());
+
+    Cli.Result refused = delayq("schedule", "set", queue + "-new", "s", "--cron", "61 * * * *");
+    assertExit(refused, 2);
+    assertThat(refused.err()).startsWith("delayq schedule set: --cron ");
+    assertExit(delayq("stats", queue + "-new"), 3);
+  }
+
   Cli.Result delayqOk(String... args) {
     return delayqOk(null, args);
   }

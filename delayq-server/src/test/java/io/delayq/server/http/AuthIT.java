@@ -48,6 +48,13 @@ class AuthIT {
         anonymous.get("/openapi.json"),
         anonymous.get("/v1/no-such-route"),
         anonymous.get("/v1/queues/q1/jobs/%C0%AF"),
+        anonymous.get("/v1/queues/q/schedules"),
+        anonymous.get("/v1/queues/q/schedules/s"),
+        anonymous.put("/v1/queues/q/schedules/s", Map.of("every", "PT1M")),
+        anonymous.delete("/v1/queues/q/schedules/s"),
+        anonymous.post("/v1/queues/q/schedules/s/pause"),
+        anonymous.post("/v1/queues/q/schedules/s/resume"),
+        anonymous.withToken("wrong").post("/v1/queues/q/schedules/s/run"),
         anonymous.withToken("wrong").get("/v1/queues"),
         anonymous.withToken(TOKEN + "x").get("/v1/queues"),
         anonymous.withToken("").get("/v1/queues")}) {
@@ -73,6 +80,13 @@ class AuthIT {
     assertThat(created.status()).isEqualTo(201);
     assertThat(authorized.get("/v1/queues/" + queue + "/jobs/a").status()).isEqualTo(200);
     assertThat(authorized.post("/v1/queues/" + queue + "/claim").json()).hasSize(1);
+    String schedule = "/v1/queues/" + queue + "/schedules/nightly";
+    assertThat(authorized.put(schedule, Map.of("cron", "@daily")).status()).isEqualTo(201);
+    assertThat(authorized.get("/v1/queues/" + queue + "/schedules").json().path("schedules")).hasSize(1);
+    assertThat(authorized.post(schedule + "/pause").status()).isEqualTo(200);
+    assertThat(authorized.post(schedule + "/resume").status()).isEqualTo(200);
+    assertThat(authorized.post(schedule + "/run").status()).isEqualTo(201);
+    assertThat(authorized.delete(schedule).status()).isEqualTo(204);
     assertThat(authorized.get("/metrics").status()).isEqualTo(200);
     assertThat(authorized.get("/openapi.json").status()).isEqualTo(200);
     assertError(authorized.get("/v1/no-such-route"), 404, "not_found", null);

@@ -17,6 +17,7 @@ class RouteTableTest {
           new JobEndpoints(null, null),
           new WorkerEndpoints(null, null, null),
           new QueueEndpoints(null, 64, null),
+          new ScheduleEndpoints(null, null),
           new SystemEndpoints(null, null, () -> false, null));
 
   @Test
