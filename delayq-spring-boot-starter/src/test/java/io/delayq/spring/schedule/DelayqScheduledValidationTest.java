@@ -39,7 +39,7 @@ class DelayqScheduledValidationTest {
     "delayq.schedules.tick.misfire=run-up-to:lots | delayq.schedules.tick.misfire | run-up-to:3",
     "delayq.schedules.tick.overlap=never | delayq.schedules.tick.overlap | allow, skip",
     "delayq.schedules.tick.zone=Mars/Olympus | delayq.schedules.tick.zone | Europe/Amsterdam",
-    "delayq.schedules.tick.grace=-1s | delayq.schedules.tick.grace | between 0 and 365 days",
+    "delayq.schedules.tick.grace=-1s | delayq.schedules.tick.grace | at least 1 second",
     "delayq.schedules.tick.max-attempts=0 | delayq.schedules.tick.max-attempts | between 1 and",
     "delayq.schedules.tick.start=tomorrow | delayq.schedules.tick.start | ISO-8601",
     "delayq.schedules.tick.queue=no spaces | delayq.schedules.tick.queue | no spaces",
