@@ -23,8 +23,9 @@ import java.lang.annotation.Target;
  * method for each occurrence, an ordinary job of the queue whose id starts with the schedule's
  * name. The method of a singleton bean returns {@code void} and takes nothing, the {@link
  * io.delayq.LeasedJob}, the payload (converted as for a {@code @DelayqListener} method), or both.
- * Returning acks the occurrence; throwing fails its attempt, retried after the {@code
- * delayq.listener.backoff.*} wait until {@link #maxAttempts()} attempts are spent.
+ * Returning acks the occurrence; throwing fails its attempt, retried after the backoff of the
+ * queue's {@code @DelayqListener} (or {@code delayq.listener.backoff.*} without one) until {@link
+ * #maxAttempts()} attempts are spent.
  *
  * <p>A queue may carry several schedules and ordinary jobs: one set of workers per queue runs
  * each occurrence of a schedule this application declares here on its method, and every other
