@@ -3,7 +3,9 @@ package io.delayq.spring.autoconfigure;
 import io.delayq.Delayq;
 import io.delayq.spring.health.DelayqHealthIndicator;
 import io.delayq.spring.internal.forward.ForwardingLifecycle;
+import io.delayq.spring.internal.listener.ScheduleRegistry;
 import java.util.List;
+import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -18,7 +20,8 @@ import org.springframework.context.annotation.Configuration;
  * The {@code delayq} health indicator, when spring-boot-health is on the classpath and a {@link
  * Delayq} bean exists; {@code management.health.delayq.enabled=false} turns it off, and a bean of
  * the application's own named {@code delayqHealthIndicator} replaces it. It reports the forwarders
- * and adoption bridges of {@link DelayqForwardingAutoConfiguration} too.
+ * and adoption bridges of {@link DelayqForwardingAutoConfiguration}, and the schedules of {@link
+ * DelayqScheduleAutoConfiguration}, too.
  *
  * @since 0.2.0
  */
@@ -37,10 +40,11 @@ public class DelayqHealthAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "delayqHealthIndicator")
     DelayqHealthIndicator delayqHealthIndicator(Delayq delayq, DelayqProperties properties,
-        ObjectProvider<ForwardingLifecycle> forwarding) {
+        ObjectProvider<ForwardingLifecycle> forwarding, ObjectProvider<ScheduleRegistry> schedules) {
       return new DelayqHealthIndicator(delayq, properties,
           () -> forwarding.stream().flatMap(f -> f.forwarders().stream()).toList(),
-          () -> forwarding.stream().flatMap(f -> f.bridges().stream()).toList());
+          () -> forwarding.stream().flatMap(f -> f.bridges().stream()).toList(),
+          () -> schedules.stream().findFirst().map(ScheduleRegistry::names).orElse(Map.of()));
     }
   }
 }

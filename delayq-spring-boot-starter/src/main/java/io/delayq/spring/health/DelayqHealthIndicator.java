@@ -7,6 +7,7 @@ import io.delayq.ForwarderStatus;
 import io.delayq.JobQueue;
 import io.delayq.QueueStats;
 import io.delayq.RedisStatus;
+import io.delayq.ScheduleInfo;
 import io.delayq.SortedSetBridge;
 import io.delayq.spring.autoconfigure.DelayqProperties;
 import java.time.Duration;
@@ -45,6 +46,9 @@ import org.springframework.boot.health.contributor.Health;
  * purpose; both map to HTTP 503. One that is RETRYING (broker or Redis unreachable) is a warning:
  * the fault may clear by itself, and the forwarded queue's own stuck check turns DOWN if it lasts.
  *
+ * <p>The recurring schedules this application declares ({@code @DelayqScheduled}, {@code
+ * delayq.schedules.*}) are listed under {@code schedules.<queue>.<name>} with their next run.
+ *
  * <p>Watched queues: those this application runs workers, listeners or forwarders for ({@link
  * Delayq#workerQueues()}) and those in {@code delayq.health.queues}. Each check costs a PING and an
  * {@code INFO memory} per Redis master and one stats script per partition of each watched queue;
@@ -62,6 +66,7 @@ public class DelayqHealthIndicator extends AbstractHealthIndicator implements Di
   });
   private final Supplier<? extends List<Forwarder>> forwarders;
   private final Supplier<? extends List<SortedSetBridge>> bridges;
+  private final Supplier<? extends Map<String, List<String>>> schedules;
   private Future<Health> running;
 
   public DelayqHealthIndicator(Delayq delayq, DelayqProperties properties) {
@@ -75,11 +80,23 @@ public class DelayqHealthIndicator extends AbstractHealthIndicator implements Di
    */
   public DelayqHealthIndicator(Delayq delayq, DelayqProperties properties,
       Supplier<? extends List<Forwarder>> forwarders, Supplier<? extends List<SortedSetBridge>> bridges) {
+    this(delayq, properties, forwarders, bridges, Map::of);
+  }
+
+  /**
+   * @param schedules the names of the recurring schedules this application declares, by queue,
+   *     whose next run is reported
+   * @since 0.4.0
+   */
+  public DelayqHealthIndicator(Delayq delayq, DelayqProperties properties,
+      Supplier<? extends List<Forwarder>> forwarders, Supplier<? extends List<SortedSetBridge>> bridges,
+      Supplier<? extends Map<String, List<String>>> schedules) {
     super("delayq health check failed");
     this.delayq = delayq;
     this.properties = properties;
     this.forwarders = forwarders;
     this.bridges = bridges;
+    this.schedules = schedules;
   }
 
   @Override
@@ -132,6 +149,7 @@ public class DelayqHealthIndicator extends AbstractHealthIndicator implements Di
     forwarding.forEach(f -> forwarded.add(f.queue()));
     builder.withDetail("queues", queueDetails(forwarded, problems, warnings));
     forwardingDetails(builder, forwarding, adopting, problems, warnings);
+    scheduleDetails(builder, warnings);
     if (!problems.isEmpty()) {
       builder.down().withDetail("problems", problems);
     } else {
@@ -205,6 +223,43 @@ public class DelayqHealthIndicator extends AbstractHealthIndicator implements Di
       }
     }
     return details;
+  }
+
+  /**
+   * Each schedule this application declares, as stored: one read per schedule. One missing from
+   * Redis (removed by an operator since the application started) is a warning: it does not fire
+   * again until an instance that declares it starts.
+   */
+  private void scheduleDetails(Health.Builder builder, List<String> warnings) {
+    Map<String, List<String>> declared = schedules.get();
+    if (declared.isEmpty()) {
+      return;
+    }
+    Map<String, Object> details = new LinkedHashMap<>();
+    declared.forEach((queue, names) -> {
+      Optional<JobQueue> existing = delayq.existingQueue(queue);
+      Map<String, Object> ofQueue = new LinkedHashMap<>();
+      for (String name : names) {
+        Map<String, Object> node = new LinkedHashMap<>();
+        Optional<ScheduleInfo> stored = existing.flatMap(q -> q.schedules().get(name));
+        if (stored.isEmpty()) {
+          node.put("stored", false);
+          warnings.add("schedule '" + name + "' of queue '" + queue + "' is declared here but not stored in Redis"
+              + " (removed since the application started?): it fires again once an instance that declares it starts");
+        } else {
+          ScheduleInfo info = stored.get();
+          node.put("stored", true);
+          node.put("nextRun", info.nextRun() == null ? null : info.nextRun().toString());
+          node.put("paused", info.schedule().paused());
+          node.put("lastRun", info.lastRun() == null ? null : info.lastRun().toString());
+          node.put("fired", info.fired());
+          node.put("skipped", info.skipped());
+        }
+        ofQueue.put(name, node);
+      }
+      details.put(queue, ofQueue);
+    });
+    builder.withDetail("schedules", details);
   }
 
   private static void forwardingDetails(Health.Builder builder, List<Forwarder> forwarding,

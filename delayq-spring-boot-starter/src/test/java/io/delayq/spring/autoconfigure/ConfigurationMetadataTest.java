@@ -58,7 +58,7 @@ class ConfigurationMetadataTest {
   /** Each @ConfigurationProperties class of the starter and its prefix. */
   private static final Map<Class<?>, String> ROOTS =
       Map.of(DelayqProperties.class, "delayq", DelayqListenerProperties.class, "delayq.listener",
-          DelayqOutboxProperties.class, "delayq.outbox");
+          DelayqOutboxProperties.class, "delayq.outbox", DelayqScheduleProperties.class, "delayq.schedules");
 
   private static boolean isGroup(Class<?> type) {
     return type.getEnclosingClass() != null && ROOTS.containsKey(type.getEnclosingClass());

@@ -18,8 +18,9 @@ import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.boot.convert.ApplicationConversionService;
 
 /**
- * The settings of each forwarding and adoption entry ({@code delayq.forward.rabbitmq.<queue>.*},
- * ...) are values of a map, which the configuration metadata cannot list one by one: IDEs complete
+ * The settings of each forwarding, adoption and schedule entry ({@code
+ * delayq.forward.rabbitmq.<queue>.*}, {@code delayq.schedules.<name>.*}, ...) are values of a
+ * map, which the configuration metadata cannot list one by one: IDEs complete
  * only {@code delayq.forward.rabbitmq} itself. So docs/SPRING-BOOT.md's tables are their reference,
  * and this holds them to the code: every setting in its table, none that does not exist, and each
  * documented default the value the setting really starts with.
@@ -54,7 +55,8 @@ class ForwardingPropertiesDocumentedTest {
   @CsvSource({
     "### RabbitMQ: `delayq.forward.rabbitmq.<queue>.*`, io.delayq.spring.autoconfigure.DelayqProperties$Rabbit",
     "### Redis list: `delayq.forward.list.<queue>.*`, io.delayq.spring.autoconfigure.DelayqProperties$RedisList",
-    "### Adoption: `delayq.adopt.<queue>.*`, io.delayq.spring.autoconfigure.DelayqProperties$Adopt"
+    "### Adoption: `delayq.adopt.<queue>.*`, io.delayq.spring.autoconfigure.DelayqProperties$Adopt",
+    "### Properties: `delayq.schedules.<name>.*`, io.delayq.spring.autoconfigure.DelayqScheduleProperties$Definition"
   })
   void everySettingIsDocumentedWithItsTrueDefault(String heading, Class<?> type) throws IOException {
     Map<String, String> documented = table(guide(), heading);

@@ -17,7 +17,8 @@ final class ListenerContainer implements DelayqListenerContainer {
   private final String queue;
   private final String listener;
   private final Delayq delayq;
-  private final JobHandler handler;
+  /** Replaced (before the first start) when occurrences of schedules are routed to other methods. */
+  private volatile JobHandler handler;
   private final WorkerOptions options;
   private final boolean autoStartup;
   private final boolean virtualThreads;
@@ -50,6 +51,14 @@ final class ListenerContainer implements DelayqListenerContainer {
   /** The listener method, as messages name it. */
   String listener() {
     return listener;
+  }
+
+  /** Hands this queue's jobs to {@code router}, which passes the ones it does not route back to this container's own handler. */
+  synchronized void route(java.util.function.UnaryOperator<JobHandler> router) {
+    if (workers != null) {
+      throw new IllegalStateException(this + " is running; routes are set before it starts");
+    }
+    handler = router.apply(handler);
   }
 
   boolean autoStartup() {

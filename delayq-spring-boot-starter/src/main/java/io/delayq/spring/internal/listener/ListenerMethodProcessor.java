@@ -170,6 +170,10 @@ public final class ListenerMethodProcessor implements SmartInitializingSingleton
 
   /** The listener defaults from {@code delayq.listener.*}, each checked by the rule delayq applies. */
   private WorkerOptions defaults() {
+    return defaults(properties);
+  }
+
+  static WorkerOptions defaults(DelayqListenerProperties properties) {
     DelayqListenerProperties.Backoff b = properties.getBackoff();
     try {
       return WorkerOptions.builder()
@@ -199,7 +203,7 @@ public final class ListenerMethodProcessor implements SmartInitializingSingleton
     return ResolvableType.forClass(targetType);
   }
 
-  private static String describe(Class<?> type, Method method, String beanName) {
+  static String describe(Class<?> type, Method method, String beanName) {
     String parameters = Arrays.stream(method.getGenericParameterTypes())
         .map(t -> ListenerSignature.shorten(t.getTypeName()))
         .collect(Collectors.joining(", "));

@@ -39,6 +39,11 @@ public final class ListenerRegistry implements DelayqListenerRegistry, SmartLife
     }
   }
 
+  /** The container on this queue, if there is one. */
+  Optional<ListenerContainer> onQueue(String queue) {
+    return containers.values().stream().filter(c -> c.queue().equals(queue)).findFirst();
+  }
+
   @Override
   public List<DelayqListenerContainer> containers() {
     return List.copyOf(containers.values());
