@@ -122,6 +122,11 @@ public record Schedule(
 
   /** Checks a schedule name, as the constructor does. */
   public static String checkName(String name) {
+    if (".".equals(name) || "..".equals(name)) {
+      // why: it reads as a path step in URLs: a client would resolve /schedules/.. to the queue itself
+      throw new InvalidRequestException(
+          "name", "'" + name + "' is not allowed: it reads as a path step in URLs; use other characters too");
+    }
     if (name == null || !NAME.matcher(name).matches()) {
       throw new InvalidRequestException(
           "name",

@@ -39,8 +39,14 @@ public interface Schedules {
   /** The schedule with this name, or empty. */
   Optional<ScheduleInfo> get(String name);
 
-  /** Every schedule of the queue, by name. */
+  /** Every schedule of the queue, by name; each definition is read, payload included. */
   List<ScheduleInfo> list();
+
+  /**
+   * One page of the queue's schedules, by name: those after {@code cursor} (null for the first
+   * page), at most {@code limit} (1 to 1000).
+   */
+  Page<ScheduleInfo> list(String cursor, int limit);
 
   /**
    * Removes a schedule and its pending occurrence. An occurrence a worker holds now runs to its end.

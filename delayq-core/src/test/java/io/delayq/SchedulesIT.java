@@ -106,4 +106,35 @@ class SchedulesIT {
     }
     assertThat(queue.admin().stats().scheduled()).isZero();
   }
+
+  @Test
+  void schedulesArePagedByNameAcrossPartitions() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("paged"), 8);
+    List<String> names = new java.util.ArrayList<>();
+    for (int i = 0; i < 25; i++) {
+      names.add(String.format("s-%02d", i));
+      queue.schedules().set(Schedule.every(names.get(i), Duration.ofHours(1)));
+    }
+    List<String> seen = new java.util.ArrayList<>();
+    String cursor = null;
+    int pages = 0;
+    do {
+      Page<ScheduleInfo> page = queue.schedules().list(cursor, 10);
+      page.items().forEach(info -> seen.add(info.name()));
+      cursor = page.nextCursor().orElse(null);
+      pages++;
+    } while (cursor != null);
+    assertThat(seen).containsExactlyElementsOf(names);
+    assertThat(pages).isEqualTo(3);
+    assertThatThrownBy(() -> queue.schedules().list(null, 0)).isInstanceOf(InvalidRequestException.class);
+  }
+
+  @Test
+  void namesThatReadAsPathStepsAreRefused() {
+    for (String name : new String[] {".", ".."}) {
+      assertThatThrownBy(() -> Schedule.every(name, Duration.ofMinutes(1))).isInstanceOf(InvalidRequestException.class)
+          .hasMessageContaining("path step");
+    }
+    assertThat(Schedule.every("...", Duration.ofMinutes(1)).name()).isEqualTo("...");
+  }
 }

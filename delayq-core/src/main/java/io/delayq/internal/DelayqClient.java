@@ -54,6 +54,7 @@ public final class DelayqClient implements AutoCloseable {
   private final StatefulConnection<byte[], byte[]> connection;
   private final RedisClusterAsyncCommands<byte[], byte[]> commands;
   private final ServerTime serverTime;
+  private java.util.concurrent.ThreadPoolExecutor scheduleTender;
   private final ScriptRunner scripts;
   private StatefulConnection<byte[], byte[]> workerConnection;
   private volatile ScriptRunner workerScripts;
@@ -417,7 +418,32 @@ public final class DelayqClient implements AutoCloseable {
     }
   }
 
+  /**
+   * Where schedules are tended (see {@link ScheduleEngine}): two daemon threads, made on first
+   * use, that end when idle and are stopped with the client.
+   */
+  java.util.concurrent.Executor scheduleTender() {
+    synchronized (this) {
+      if (scheduleTender == null) {
+        var pool = new java.util.concurrent.ThreadPoolExecutor(2, 2, 5, TimeUnit.SECONDS,
+            new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+              Thread t = new Thread(r, "delayq-schedules");
+              t.setDaemon(true);
+              return t;
+            });
+        pool.allowCoreThreadTimeOut(true);
+        scheduleTender = pool;
+      }
+      return scheduleTender;
+    }
+  }
+
   private void closeConnections() {
+    synchronized (this) {
+      if (scheduleTender != null) {
+        scheduleTender.shutdownNow();
+      }
+    }
     leaseKeeper.close();
     linkWatchdog.close();
     wakeBus.close();

@@ -95,4 +95,30 @@ public final class Recurrence {
     }
     return n;
   }
+
+  /**
+   * Refuses a schedule that would never fire after {@code nowMillis}: an end that is past, or no
+   * occurrence left before the year 9999 (a paused one is not checked). The store checks it with
+   * the Redis clock; the server checks it first with its own, so that a refused request creates no
+   * queue.
+   */
+  public static void checkFires(Schedule schedule, long nowMillis) {
+    if (schedule.paused()) {
+      return;
+    }
+    if (schedule.endAt() != null && schedule.endAt().toEpochMilli() <= nowMillis) {
+      throw new io.delayq.InvalidRequestException(
+          "endAt", "is " + schedule.endAt() + ", which is past (the clock reads " + Instant.ofEpochMilli(nowMillis)
+              + "); the schedule would never fire. Give a later end, or none");
+    }
+    long every = schedule.every() == null ? 0 : schedule.every().toMillis();
+    if (of(schedule, nowMillis + every).nextAfter(nowMillis) < 0) {
+      throw new io.delayq.InvalidRequestException(
+          "cron/every", "schedule '" + schedule.name() + "' has no occurrence after " + Instant.ofEpochMilli(nowMillis)
+              + (schedule.cron() != null ? " for cron '" + schedule.cron() + "'" : "")
+              + (schedule.startAt() != null ? ", startAt " + schedule.startAt() : "")
+              + (schedule.endAt() != null ? ", endAt " + schedule.endAt() : "")
+              + " (occurrences are searched up to the year 9999); check them");
+    }
+  }
 }

@@ -8,7 +8,6 @@ import io.delayq.ScheduleInfo;
 import io.delayq.ScheduleNotFoundException;
 import io.delayq.ScheduledJob;
 import io.delayq.Schedules;
-import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.MapScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -18,8 +17,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -38,7 +35,7 @@ final class ScheduleEngine implements Schedules {
   private static final Logger log = LoggerFactory.getLogger(ScheduleEngine.class);
   /** How often a queue's claimers look over its schedules for a sequence nobody tended. */
   private static final long SWEEP_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
-  /** Attempts of a write that lost a race before the call gives up: each loser rereads and recomputes. */
+  /** Attempts of a tending write that lost a race: each loser rereads and recomputes. */
   private static final int MAX_RACES = 50;
   /** Missed occurrences walked past to re-sync a sequence after a downtime; beyond this it jumps to now. */
   private static final int MAX_WALK = 100_000;
@@ -50,17 +47,9 @@ final class ScheduleEngine implements Schedules {
    * reads it first, so a queue that never had one costs one read per sweep, not a scan per partition.
    */
   private static final byte[] HAS_SCHEDULES_FIELD = Keys.bytes("schedules");
-  private static final ScanArgs DEFINITIONS = ScanArgs.Builder.matches("d:*").limit(200);
+  /** The most schedules one page of a listing holds. */
+  static final int MAX_PAGE = 1000;
   private static final ScanArgs STATES = ScanArgs.Builder.matches("s:*").limit(200);
-
-  // why: tending blocks on Redis and is started from claim answers, which arrive on Lettuce's event
-  // loop; two daemon threads serve every queue of the process
-  private static final ExecutorService TENDER =
-      Executors.newFixedThreadPool(2, r -> {
-        Thread t = new Thread(r, "delayq-schedules");
-        t.setDaemon(true);
-        return t;
-      });
 
   /** Tending tasks queued or running in this process, for {@link #awaitIdle}. */
   private static final java.util.concurrent.atomic.AtomicInteger BUSY = new java.util.concurrent.atomic.AtomicInteger();
@@ -220,7 +209,8 @@ final class ScheduleEngine implements Schedules {
           .hset(Keys.bytes(Keys.settings(queue.name)), HAS_SCHEDULES_FIELD, Keys.bytes("1")).toCompletableFuture(), null);
     }
     long occupiedUntil = Long.MIN_VALUE;
-    for (int race = 0; race < MAX_RACES; race++) {
+    long deadline = System.nanoTime() + queue.client.settings().commandTimeout().toNanos();
+    for (int race = 0; ; race++) {
       Stored stored = read(name);
       Schedule before = stored.schedule();
       State old = before == null ? null : stored.state();
@@ -236,11 +226,7 @@ final class ScheduleEngine implements Schedules {
         schedule = before.withPaused(pause);
       }
       long now = stored.nowMillis();
-      if (!schedule.paused() && schedule.endAt() != null && schedule.endAt().toEpochMilli() <= now) {
-        throw new io.delayq.InvalidRequestException(
-            "endAt", "is " + schedule.endAt() + ", which is past (the Redis clock reads " + Instant.ofEpochMilli(now)
-                + "); the schedule would never fire. Give a later end, or none");
-      }
+      Recurrence.checkFires(schedule, now);
       boolean sameTiming = old != null && !old.paused() && sameTiming(before, schedule);
       long anchor = anchorFor(schedule, stored, now, change == Change.RESUME);
       Recurrence recurrence = Recurrence.of(schedule, anchor);
@@ -265,14 +251,6 @@ final class ScheduleEngine implements Schedules {
             from = Math.max(now - schedule.misfire().grace().toMillis() - 1, old.previousDue());
           }
           first = recurrence.nextAfter(Math.max(from, occupiedUntil));
-        }
-        if (first < 0) {
-          throw new io.delayq.InvalidRequestException(
-              "cron/every", "schedule '" + name + "' has no occurrence after " + Instant.ofEpochMilli(now)
-                  + (schedule.cron() != null ? " for cron '" + schedule.cron() + "'" : "")
-                  + (schedule.startAt() != null ? ", startAt " + schedule.startAt() : "")
-                  + (schedule.endAt() != null ? ", endAt " + schedule.endAt() : "")
-                  + " (occurrences are searched up to the year 9999); check them");
         }
       }
       long following = first < 0 ? -1 : recurrence.nextAfter(first);
@@ -303,17 +281,42 @@ final class ScheduleEngine implements Schedules {
           null);
       long outcome = (Long) r.get(0);
       if (outcome == 1L) {
-        return get(name).orElseThrow(() -> new ScheduleNotFoundException(queue.name, name));
+        // why: what this call wrote, not a second read that a racing update or remove may have changed
+        return new ScheduleInfo(
+            schedule,
+            first < 0 ? null : Instant.ofEpochMilli(first),
+            first < 0 ? null : pendingId,
+            old == null || old.previousDue() < 0 ? null : Instant.ofEpochMilli(old.previousDue()),
+            old == null || old.previous().isEmpty() ? null : old.previous(),
+            old == null ? 0 : old.fired(),
+            old == null ? 0 : old.skipped(),
+            (Long) r.get(1));
       }
       if (outcome == 2L) {
         // why: that occurrence's job exists and is not waiting (held, retried after its lease, dead):
         // it is not created twice, and the schedule goes on after it
         occupiedUntil = first;
+      } else if (!backOff(race, deadline)) {
+        throw new io.delayq.QueueBusyException(queue.name, 0, 0,
+            "schedule '" + name + "' of queue '" + queue.name + "' changed under " + (race + 1)
+                + " attempts in a row to store it, for longer than the command timeout; something updates it"
+                + " in a tight loop. Try again");
       }
     }
-    throw new io.delayq.QueueBusyException(queue.name, 0, 0,
-        "schedule '" + name + "' of queue '" + queue.name + "' changed under " + MAX_RACES
-            + " attempts in a row to store it; something updates it in a tight loop. Try again");
+  }
+
+  /**
+   * After a lost race: waits a random moment that grows with the losses, so that racing writers
+   * spread out instead of colliding again; false once past the deadline.
+   */
+  private static boolean backOff(int race, long deadlineNanos) {
+    if (System.nanoTime() > deadlineNanos) {
+      return false;
+    }
+    long maxMicros = Math.min(20_000, 50L << Math.min(race, 9));
+    java.util.concurrent.locks.LockSupport.parkNanos(
+        java.util.concurrent.ThreadLocalRandom.current().nextLong(1, maxMicros + 1) * 1000);
+    return true;
   }
 
   /** Whether two definitions have the same occurrences. */
@@ -377,13 +380,41 @@ final class ScheduleEngine implements Schedules {
   @Override
   public List<ScheduleInfo> list() {
     queue.checkOpen("schedules().list");
+    List<ScheduleInfo> out = new ArrayList<>();
+    for (String name : names()) {
+      get(name).ifPresent(out::add);
+    }
+    return out;
+  }
+
+  @Override
+  public io.delayq.Page<ScheduleInfo> list(String cursor, int limit) {
+    if (limit < 1 || limit > MAX_PAGE) {
+      throw new io.delayq.InvalidRequestException("limit", "must be between 1 and " + MAX_PAGE + "; got " + limit);
+    }
+    if (cursor != null) {
+      Schedule.checkName(cursor);
+    }
+    queue.checkOpen("schedules().list");
+    List<String> names = names();
+    int from = cursor == null ? 0 : -java.util.Collections.binarySearch(names, cursor + "\0") - 1;
+    List<ScheduleInfo> out = new ArrayList<>();
+    int i = from;
+    for (; i < names.size() && out.size() < limit; i++) {
+      get(names.get(i)).ifPresent(out::add);
+    }
+    Optional<String> next = i < names.size() && !out.isEmpty() ? Optional.of(out.get(out.size() - 1).name()) : Optional.empty();
+    return new io.delayq.Page<>(out, next);
+  }
+
+  /** Every schedule's name, sorted; read from the states, which are small, not the definitions. */
+  private List<String> names() {
     var redis = queue.client.async();
     List<String> names = new ArrayList<>();
     for (int p = 0; p < queue.partitionCount(); p++) {
       ScanCursor cursor = ScanCursor.INITIAL;
       do {
-        MapScanCursor<byte[], byte[]> page =
-            queue.await(redis.hscan(key(p), cursor, DEFINITIONS).toCompletableFuture(), null);
+        MapScanCursor<byte[], byte[]> page = queue.await(redis.hscan(key(p), cursor, STATES).toCompletableFuture(), null);
         for (byte[] field : page.getMap().keySet()) {
           names.add(new String(field, StandardCharsets.UTF_8).substring(2));
         }
@@ -391,11 +422,7 @@ final class ScheduleEngine implements Schedules {
       } while (!cursor.isFinished());
     }
     names.sort(Comparator.naturalOrder());
-    List<ScheduleInfo> out = new ArrayList<>(names.size());
-    for (String name : names) {
-      get(name).ifPresent(out::add);
-    }
-    return out;
+    return names;
   }
 
   @Override
@@ -448,10 +475,12 @@ final class ScheduleEngine implements Schedules {
     }
   }
 
-  private static void submit(Runnable task) {
+  // why: tending blocks on Redis and is started from claim answers, which arrive on Lettuce's event
+  // loop; it runs on the client's tender threads. Never throws: a claim's answer must reach its caller
+  private void submit(Runnable task) {
     BUSY.incrementAndGet();
     try {
-      TENDER.execute(() -> {
+      queue.client.scheduleTender().execute(() -> {
         try {
           task.run();
         } finally {
@@ -460,7 +489,7 @@ final class ScheduleEngine implements Schedules {
       });
     } catch (RuntimeException e) {
       BUSY.decrementAndGet();
-      throw e;
+      log.debug("schedules of queue '{}' not tended now (the client is closing): {}", queue.name, e.toString());
     }
   }
 
@@ -620,6 +649,7 @@ final class ScheduleEngine implements Schedules {
       if (applied == 1L) {
         return true;
       }
+      backOff(race, Long.MAX_VALUE);
     }
     return false;
   }

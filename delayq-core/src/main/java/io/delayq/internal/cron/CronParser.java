@@ -43,6 +43,19 @@ final class CronParser {
     if (text == null) {
       throw new InvalidRequestException(FIELD, "is missing; " + FIELDS_HELP);
     }
+    if (text.length() <= 4 * MAX_LENGTH) {
+      for (int i = 0; i < text.length(); i++) {
+        char c = text.charAt(i);
+        // why: line breaks and other control characters are whitespace to Java but would be stored
+        // and shown back as they are; fields are separated by spaces (or tabs)
+        if ((c < 0x20 && c != '\t') || c == 0x7f || (c >= 0x80 && (Character.isWhitespace(c) || Character.isSpaceChar(c)))) {
+          throw new InvalidRequestException(
+              FIELD,
+              "contains U+" + String.format("%04X", (int) c) + " at index " + i
+                  + ", a control or unusual space character; separate the fields with spaces");
+        }
+      }
+    }
     String trimmed = text.strip();
     if (trimmed.length() > MAX_LENGTH) {
       throw new InvalidRequestException(
@@ -324,11 +337,11 @@ final class CronParser {
     List<String> parts = new ArrayList<>();
     int i = 0;
     while (i < text.length()) {
-      while (i < text.length() && Character.isWhitespace(text.charAt(i))) {
+      while (i < text.length() && (text.charAt(i) == ' ' || text.charAt(i) == '\t')) {
         i++;
       }
       int start = i;
-      while (i < text.length() && !Character.isWhitespace(text.charAt(i))) {
+      while (i < text.length() && text.charAt(i) != ' ' && text.charAt(i) != '\t') {
         i++;
       }
       if (i > start) {

@@ -56,10 +56,18 @@ class CronParserTest {
   }
 
   @Test
-  void whitespaceAroundAndBetweenFieldsIsAccepted() {
-    Cron cron = Cron.parse("  0\t12 *  * *\n");
+  void spacesAndTabsAroundAndBetweenFieldsAreAccepted() {
+    Cron cron = Cron.parse("  0\t12 *  * * ");
     assertThat(cron.expression()).isEqualTo("0\t12 *  * *");
     assertThat(firstOccurrences(cron.expression(), "2026-01-01T00:00", 1)).isEqualTo(times("2026-01-01T12:00"));
+  }
+
+  @Test
+  void lineBreaksAndOtherControlCharactersAreRefusedNamingThem() {
+    for (String bad : new String[] {"0 12 * * *\n", "0\n9 * * *", "0 9\u001f* * *", "0 9 * * *\r", "0\u00a09 * * *"}) {
+      assertThatThrownBy(() -> Cron.parse(bad)).isInstanceOf(InvalidRequestException.class)
+          .hasMessageContaining("separate the fields with spaces");
+    }
   }
 
   @Test
