@@ -51,6 +51,31 @@ local function write_state(sched_key, name, s)
   redis.call('HSET', sched_key, 's:' .. name, table.concat(s, '|'))
 end
 
+-- Removes the pending occurrence `old` of schedule `name` (when it is still waiting: one a worker
+-- holds runs on) and, unless `pend` is '', makes `pend` (due `pend_due`, job record `record`) the
+-- pending one. Returns the set of ids placed in the schedule, for wake_if_placed_at_head.
+local function replace_pending(sched_key, name, old, pend, pend_due, record)
+  if old ~= '' and old ~= pend then
+    if redis.call('ZREM', SCHEDULED, old) == 1 then
+      redis.call('HDEL', JOBS, old)
+    end
+    redis.call('HDEL', sched_key, 'o:' .. old)
+  end
+  local placed = {}
+  if pend ~= '' then
+    if old == pend then
+      redis.call('HSET', JOBS, pend, record)
+      redis.call('ZADD', SCHEDULED, pend_due, pend)
+      placed[pend] = true
+    elseif redis.call('HSETNX', JOBS, pend, record) == 1 then
+      redis.call('ZADD', SCHEDULED, pend_due, pend)
+      placed[pend] = true
+    end
+    redis.call('HSET', sched_key, 'o:' .. pend, name)
+  end
+  return placed
+end
+
 -- The record of the occurrence after `record`: the same header and payload, created now. Its
 -- policy stays 'r' and its attempts start afresh: it is a new job.
 local function next_record(record, now_ms)

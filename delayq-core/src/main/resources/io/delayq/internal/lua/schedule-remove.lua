@@ -12,10 +12,7 @@ local name = ARGV[FIRST_ARG]
 local text = redis.call('HGET', SCHEDULES, 's:' .. name)
 local existed = redis.call('HDEL', SCHEDULES, 'd:' .. name, 's:' .. name) > 0
 local s = text and read_state(text)
-if s and s[2] ~= '' then
-  if redis.call('ZREM', SCHEDULED, s[2]) == 1 then
-    redis.call('HDEL', JOBS, s[2])
-  end
-  redis.call('HDEL', SCHEDULES, 'o:' .. s[2])
+if s then
+  replace_pending(SCHEDULES, name, s[2], '', '', '')
 end
 return existed and 1 or 0

@@ -35,24 +35,7 @@ if pend ~= '' and not (s and s[2] == pend) and redis.call('HEXISTS', JOBS, pend)
   return {2, found}
 end
 
-if s and s[2] ~= '' and s[2] ~= pend then
-  if redis.call('ZREM', SCHEDULED, s[2]) == 1 then
-    redis.call('HDEL', JOBS, s[2])
-  end
-  redis.call('HDEL', SCHEDULES, 'o:' .. s[2])
-end
-local placed = {}
-if pend ~= '' then
-  if s and s[2] == pend then
-    redis.call('HSET', JOBS, pend, record)
-    redis.call('ZADD', SCHEDULED, pend_due, pend)
-    placed[pend] = true
-  elseif redis.call('HSETNX', JOBS, pend, record) == 1 then
-    redis.call('ZADD', SCHEDULED, pend_due, pend)
-    placed[pend] = true
-  end
-  redis.call('HSET', SCHEDULES, 'o:' .. pend, name)
-end
+local placed = replace_pending(SCHEDULES, name, s and s[2] or '', pend, pend_due, record)
 
 local version = (s and tonumber(s[1]) or 0) + 1
 local state = {

@@ -33,20 +33,7 @@ if mode == 'n' then
 end
 
 local pend, pend_due, record = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
-if s[2] ~= '' and s[2] ~= pend then
-  if redis.call('ZREM', SCHEDULED, s[2]) == 1 then
-    redis.call('HDEL', JOBS, s[2])
-  end
-  redis.call('HDEL', SCHEDULES, 'o:' .. s[2])
-end
-local placed = {}
-if pend ~= '' then
-  if redis.call('HSETNX', JOBS, pend, record) == 1 then
-    redis.call('ZADD', SCHEDULED, pend_due, pend)
-    placed[pend] = true
-  end
-  redis.call('HSET', SCHEDULES, 'o:' .. pend, name)
-end
+local placed = replace_pending(SCHEDULES, name, s[2], pend, pend_due, record)
 s[2], s[3] = pend, pend == '' and '' or pend_due
 s[4] = ARGV[a + 6]
 s[5] = s[4] == '' and '' or ARGV[a + 7]
