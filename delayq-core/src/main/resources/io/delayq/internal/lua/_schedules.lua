@@ -87,9 +87,9 @@ local function next_record(record, now_ms)
 end
 
 -- Decides, for jobs a claim is about to lease, which are occurrences of a schedule and whether each
--- runs; reads only. dues[i] is the due time (ms) the claim read for ids[i]. Returns nil when none is, else a plan for apply_schedule_claims: skip[i] is
+-- runs; reads only. head is what the claim read from the schedule: id, due time (ms), id, ... Returns nil when none is, else a plan for apply_schedule_claims: skip[i] is
 -- true for an occurrence that is not to run (missed, overlapping, or no longer wanted).
-local function plan_schedule_claims(sched_key, ids, dues, records, now_ms)
+local function plan_schedule_claims(sched_key, ids, head, records, now_ms)
   if redis.call('EXISTS', sched_key) == 0 then
     return nil
   end
@@ -115,7 +115,7 @@ local function plan_schedule_claims(sched_key, ids, dues, records, now_ms)
         plan.steps[#plan.steps + 1] = {i = i, name = name, stale = true}
       else
         -- why: the job's own due time, which is the occurrence's unless someone rescheduled that job
-        local due = tonumber(dues[i]) or tonumber(s[3]) or now_ms
+        local due = tonumber(head[2 * i]) or tonumber(s[3]) or now_ms
         local late = now_ms - due > (tonumber(s[9]) or 0)
           or (s[5] ~= '' and tonumber(s[5]) <= now_ms)
         local run, missed = true, tonumber(s[8]) or 0

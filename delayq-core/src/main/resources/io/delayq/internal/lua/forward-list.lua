@@ -231,11 +231,7 @@ if count > 0 then
   if redis.call('EXISTS', ATTEMPTS) == 1 then
     attempts = redis.call('HMGET', ATTEMPTS, unpack(ids))
   end
-  local dues = {}
-  for i = 1, #ids do
-    dues[i] = head[2 * i]
-  end
-  local plan = plan_schedule_claims(SCHEDULES, ids, dues, records, now_ms)
+  local plan = plan_schedule_claims(SCHEDULES, ids, head, records, now_ms)
   local skip = plan and plan.skip or {}
   local values, nv, done, nd, kept, nk, bad = {}, 0, {}, 0, {}, 0, {}
   for i, id in ipairs(ids) do
