@@ -27,6 +27,7 @@ public final class WorkerOptions {
   private final Backoff backoff;
   private final ExecutorService executor;
   private final Set<Class<? extends Throwable>> nonRetryable;
+  private final boolean keepLeaseWhileRunning;
 
   private WorkerOptions(Builder b) {
     this.concurrency = b.concurrency;
@@ -37,6 +38,7 @@ public final class WorkerOptions {
     this.backoff = b.backoff;
     this.executor = b.executor;
     this.nonRetryable = b.nonRetryable;
+    this.keepLeaseWhileRunning = b.keepLeaseWhileRunning;
   }
 
   public static Builder builder() {
@@ -50,6 +52,19 @@ public final class WorkerOptions {
   /** Handlers that may run at once; the workers never lease more jobs than this. */
   public int concurrency() {
     return concurrency;
+  }
+
+  /**
+   * Whether the workers extend a job's lease while its handler runs, each time half of it is left.
+   * Then the lease bounds how long a dead worker holds a job, not how long a handler may take (a
+   * nightly report of five minutes under a 30 s lease runs once); a handler that never returns
+   * holds its job until its worker stops. Off by default: a handler that outlives its lease is
+   * delivered again, as a hung one should be.
+   *
+   * @since 0.4.0
+   */
+  public boolean keepLeaseWhileRunning() {
+    return keepLeaseWhileRunning;
   }
 
   /** How long a claimed job belongs to its worker before it is delivered again. */
@@ -128,8 +143,15 @@ public final class WorkerOptions {
     private Backoff backoff = Backoff.DEFAULT;
     private ExecutorService executor;
     private Set<Class<? extends Throwable>> nonRetryable = Set.of();
+    private boolean keepLeaseWhileRunning;
 
     private Builder() {}
+
+    /** See {@link WorkerOptions#keepLeaseWhileRunning()}. */
+    public Builder keepLeaseWhileRunning(boolean keep) {
+      this.keepLeaseWhileRunning = keep;
+      return this;
+    }
 
     public Builder concurrency(int concurrency) {
       if (concurrency < 1 || concurrency > 10_000) {

@@ -10,8 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the leases of handlers that must not lose their job: those still running while their
- * workers close, for as long as they run. Each lease is extended when less than half of it is
+ * Keeps the leases of handlers that must not lose their job, for as long as they run: those still
+ * running while their workers close, and every running handler of workers that keep leases while
+ * running ({@link io.delayq.WorkerOptions#keepLeaseWhileRunning()}). Each lease is extended when less than half of it is
  * left, so a handler past its shutdown timeout keeps the job until it returns or the process dies,
  * and no other worker starts it meanwhile. One thread per client, {@code delayq-lease-keeper}.
  */
@@ -71,8 +72,8 @@ final class LeaseKeeper implements AutoCloseable {
         } else if (Errors.translate(error, "", delivery.queue(), delivery.id(), delivery.token())
             instanceof LeaseExpiredException) {
           kept.remove(delivery);
-          log.warn("job '{}' of queue '{}' lost its lease while its handler was still running past the"
-              + " shutdown; another worker may run it now", delivery.id(), delivery.queue());
+          log.warn("job '{}' of queue '{}' lost its lease while its handler was still running; another worker"
+              + " may run it now", delivery.id(), delivery.queue());
         } else {
           log.debug("extending the lease of job '{}' failed; retrying: {}", delivery.id(), Errors.unwrap(error).toString());
         }

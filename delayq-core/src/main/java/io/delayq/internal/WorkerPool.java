@@ -291,7 +291,7 @@ final class WorkerPool implements Workers {
   private void runJob(Delivery job) {
     running.add(job);
     runningHere.set(job);
-    if (closed.get()) {
+    if (closed.get() || options.keepLeaseWhileRunning()) {
       keeper.keep(job, settling, options.lease().toMillis());
     }
     Throwable failure = null;
