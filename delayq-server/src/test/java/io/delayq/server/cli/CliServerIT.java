@@ -50,6 +50,14 @@ class CliServerIT extends CliContract {
   }
 
   @Override
+  void seedSchedules(String queue, int count) {
+    for (int i = 0; i < count; i++) {
+      call("PUT", "/v1/queues/" + queue + "/schedules/" + String.format("s%03d", i),
+          JSON.createObjectNode().put("every", "PT1H"), 201);
+    }
+  }
+
+  @Override
   void claimOne(String queue) {
     claim(queue);
   }
