@@ -74,8 +74,13 @@ interface Backend extends AutoCloseable {
   /** Stores the queue's forwarding (the queue is created when new); {@code null} removes it. */
   void setForwarding(String queue, ForwardSpec spec);
 
-  /** The queue's recurring schedules, by name. */
-  List<ScheduleInfo> listSchedules(String queue);
+  /**
+   * One page of the queue's recurring schedules, by name.
+   *
+   * @param cursor null for the first page, else the {@link SchedulePage#nextCursor} of the previous one
+   * @param limit most schedules on the page (a server may give fewer, to keep its answer small)
+   */
+  SchedulePage listSchedules(String queue, String cursor, int limit);
 
   /** One schedule; exit code 3 when the queue or the schedule does not exist. */
   ScheduleInfo getSchedule(String queue, String name);
@@ -143,6 +148,17 @@ interface Backend extends AutoCloseable {
   record JobPage(List<JobInfo> jobs, String nextCursor) {
     public JobPage {
       jobs = List.copyOf(jobs);
+    }
+  }
+
+  /**
+   * A page of schedules.
+   *
+   * @param nextCursor where the next page starts, or null when this is the last
+   */
+  record SchedulePage(List<ScheduleInfo> schedules, String nextCursor) {
+    public SchedulePage {
+      schedules = List.copyOf(schedules);
     }
   }
 }

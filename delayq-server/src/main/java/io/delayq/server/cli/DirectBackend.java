@@ -26,6 +26,7 @@ import io.delayq.ScheduledJob;
 import io.delayq.Schedule;
 import io.delayq.ScheduleInfo;
 import io.delayq.ScheduleNotFoundException;
+import io.delayq.internal.Recurrence;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -160,8 +161,11 @@ final class DirectBackend implements Backend {
   }
 
   @Override
-  public List<ScheduleInfo> listSchedules(String queue) {
-    return call(() -> existing(queue).schedules().list());
+  public SchedulePage listSchedules(String queue, String cursor, int limit) {
+    return call(() -> {
+      io.delayq.Page<ScheduleInfo> page = existing(queue).schedules().list(cursor, limit);
+      return new SchedulePage(page.items(), page.nextCursor().orElse(null));
+    });
   }
 
   @Override
@@ -173,6 +177,9 @@ final class DirectBackend implements Backend {
   @Override
   public ScheduleInfo setSchedule(String queue, Schedule schedule, boolean maxAttemptsGiven) {
     return call(() -> {
+      // why: opening the queue creates it when new; a schedule the store would refuse (an end in
+      // the past, no occurrence left) is refused before, so that a refused command leaves nothing
+      Recurrence.checkFires(schedule, System.currentTimeMillis());
       JobQueue q = delayq.queue(queue);
       return q.schedules().set(
           maxAttemptsGiven ? schedule : schedule.withMaxAttempts(q.admin().defaults().maxAttempts()));

@@ -189,18 +189,27 @@ final class HttpBackend implements Backend {
     send("PUT", queuePath(queue), body, null);
   }
 
-  /** {@code GET /v1/queues/{queue}/schedules} → {@code {"schedules":[views]}}. */
+  /**
+   * {@code GET /v1/queues/{queue}/schedules?limit=N&cursor=C} → {@code {"schedules":[views],
+   * "nextCursor"}}; a server may end a page early to keep its answer near 1 MiB.
+   */
   @Override
-  public List<ScheduleInfo> listSchedules(String queue) {
-    JsonNode answer = onQueue(queue, "GET", queuePath(queue) + "/schedules", null, null);
-    List<ScheduleInfo> schedules = new ArrayList<>();
+  public SchedulePage listSchedules(String queue, String cursor, int limit) {
+    String call = "GET " + queuePath(queue) + "/schedules";
+    String query = "?limit=" + limit + (cursor == null ? "" : "&cursor=" + segment(cursor));
+    JsonNode answer = onQueue(queue, "GET", queuePath(queue) + "/schedules" + query, null, null);
     if (answer == null || !answer.path("schedules").isArray()) {
-      throw unexpected("GET " + queuePath(queue) + "/schedules", "no \"schedules\" array", null);
+      throw unexpected(call, "no \"schedules\" array", null);
     }
+    List<ScheduleInfo> schedules = new ArrayList<>();
     for (JsonNode view : answer.get("schedules")) {
-      schedules.add(scheduleInfo("GET " + queuePath(queue) + "/schedules", view));
+      schedules.add(scheduleInfo(call, view));
     }
-    return schedules;
+    JsonNode next = answer.path("nextCursor");
+    if (!next.isMissingNode() && !next.isNull() && !next.isTextual()) {
+      throw unexpected(call, "\"nextCursor\" is neither a string nor null", null);
+    }
+    return new SchedulePage(schedules, next.isTextual() ? next.asText() : null);
   }
 
   @Override

@@ -1,16 +1,17 @@
 package io.delayq.server.cli;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.delayq.InvalidRequestException;
 import io.delayq.Misfire;
 import io.delayq.Overlap;
 import io.delayq.Schedule;
 import io.delayq.ScheduleInfo;
 import io.delayq.ScheduledJob;
+import io.delayq.internal.Recurrence;
 import io.delayq.server.http.ScheduleJson;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -21,6 +22,7 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.ArgGroup;
@@ -64,7 +66,7 @@ public final class ScheduleCommand {
       aliases = "list",
       mixinStandardHelpOptions = true,
       description = {
-        "Lists a queue's schedules, by name.",
+        "Lists all of a queue's schedules, by name, reading them page by page.",
         "Columns: name, when (cron expression and zone, or interval), next run, last run, occurrences handed to"
             + " workers, occurrences skipped (misfire or overlap), state (active, paused, or ended: past its end)."
             + " Exit code 3 when there is no such queue."
@@ -72,6 +74,10 @@ public final class ScheduleCommand {
       footer = {"", "Examples:", "  delayq schedule ls reports",
         "  delayq schedule ls reports --json | jq -r '.schedules[] | .name + \" \" + .nextRun'"})
   public static final class ListSchedules extends BackendCommand {
+    /** Schedules asked for per call; a server may answer fewer, to keep its answer near 1 MiB. */
+    static final int PAGE = 100;
+    private static final List<String> HEADER = List.of("NAME", "WHEN", "NEXT RUN", "LAST RUN", "FIRED", "SKIPPED", "STATE");
+
     @Parameters(index = "0", paramLabel = "QUEUE", description = "The queue.")
     String queue;
 
@@ -81,27 +87,67 @@ public final class ScheduleCommand {
 
     @Override
     int run(Backend backend) {
-      List<ScheduleInfo> schedules = backend.listSchedules(queue);
       if (json) {
-        ObjectNode answer = JobJson.JSON.createObjectNode();
-        ArrayNode views = answer.putArray("schedules");
-        schedules.forEach(info -> views.add(ScheduleJson.view(info)));
-        out().println(JobJson.pretty(answer));
-      } else if (schedules.isEmpty()) {
+        printJson(backend);
+        return ExitCodes.OK;
+      }
+      Instant now = Instant.now();
+      List<List<String>> cells = new ArrayList<>();
+      // why: a page's definitions, payloads included, are dropped once its rows are made
+      pages(backend, page -> page.schedules().forEach(info -> cells.add(row(info, now))));
+      if (cells.isEmpty()) {
         out().println("no schedules in queue " + queue + "; `delayq schedule set " + queue + " NAME --every 5m` stores one");
       } else {
-        out().print(table(schedules, Instant.now()));
+        out().print(Format.table(HEADER, cells, 4, 5));
       }
       return ExitCodes.OK;
+    }
+
+    private void printJson(Backend backend) {
+      try (JsonGenerator out = JobJson.generator(out())) {
+        out.writeStartObject();
+        out.writeArrayFieldStart("schedules");
+        pages(backend, page -> page.schedules().forEach(info -> {
+          try {
+            out.writeTree(ScheduleJson.view(info));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }));
+        out.writeEndArray();
+        out.writeEndObject();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      out().println();
+    }
+
+    /** Hands {@code sink} every page of the queue's schedules, following the cursors to the last. */
+    private void pages(Backend backend, Consumer<Backend.SchedulePage> sink) {
+      String cursor = null;
+      do {
+        Backend.SchedulePage page = backend.listSchedules(queue, cursor, PAGE);
+        sink.accept(page);
+        if (page.nextCursor() != null && page.nextCursor().equals(cursor)) {
+          // why: a server that hands back the cursor it was given would keep this loop going forever
+          throw new CliException(ExitCodes.FAILED, "the schedule listing returned the same cursor '" + cursor
+              + "' twice; stopped rather than list the same page forever. Please report it");
+        }
+        cursor = page.nextCursor();
+      } while (cursor != null);
     }
 
     static String table(List<ScheduleInfo> schedules, Instant now) {
       List<List<String>> rows = new ArrayList<>();
       for (ScheduleInfo info : schedules) {
-        rows.add(List.of(info.name(), when(info.schedule()), Format.instant(info.nextRun(), now),
-            Format.instant(info.lastRun()), Long.toString(info.fired()), Long.toString(info.skipped()), state(info)));
+        rows.add(row(info, now));
       }
-      return Format.table(List.of("NAME", "WHEN", "NEXT RUN", "LAST RUN", "FIRED", "SKIPPED", "STATE"), rows, 4, 5);
+      return Format.table(HEADER, rows, 4, 5);
+    }
+
+    private static List<String> row(ScheduleInfo info, Instant now) {
+      return List.of(info.name(), when(info.schedule()), Format.instant(info.nextRun(), now),
+          Format.instant(info.lastRun()), Long.toString(info.fired()), Long.toString(info.skipped()), state(info));
     }
   }
 
@@ -141,7 +187,7 @@ public final class ScheduleCommand {
               + " first, or a macro such as @daily; read in --zone.")
       String cron;
 
-      @Option(names = "--every", required = true, paramLabel = "DURATION", converter = Converters.DelayConverter.class,
+      @Option(names = "--every", required = true, paramLabel = "DURATION", converter = Converters.IntervalConverter.class,
           description = "A fixed interval of elapsed time, 1s to 1000d: 30s, 5m, 1h, 1d, 1h30m or ISO-8601 PT5M.")
       Duration every;
     }
@@ -168,7 +214,7 @@ public final class ScheduleCommand {
             + " default), run-once (the first of them runs), run-up-to=N (up to N run, oldest first).")
     Misfire misfire;
 
-    @Option(names = "--grace", paramLabel = "DURATION", converter = Converters.DelayConverter.class,
+    @Option(names = "--grace", paramLabel = "DURATION", converter = Converters.IntervalConverter.class,
         description = "How late an occurrence may start and still count as on time (default 1m).")
     Duration grace;
 
@@ -201,6 +247,10 @@ public final class ScheduleCommand {
     void prepare() {
       byte[] bytes = payload == null ? new byte[0]
           : payload.file != null ? readFile(payload.file) : payload.text.getBytes(StandardCharsets.UTF_8);
+      if (start != null && end != null && !end.isAfter(start)) {
+        throw CliException.usage("--end " + end + " is not after --start " + start + "; the schedule would never fire."
+            + " Give an --end later than --start");
+      }
       try {
         Schedule s = timing.cron != null ? Schedule.cron(name, timing.cron) : Schedule.every(name, timing.every);
         ZoneId zoneId = ScheduleJson.zone(zone);
@@ -213,6 +263,9 @@ public final class ScheduleCommand {
             .withOverlap(overlap == null ? Overlap.ALLOW : overlap)
             .withPaused(paused);
         schedule = maxAttempts == null ? s : s.withMaxAttempts(maxAttempts);
+        // why: checked here, with this machine's clock, so that a schedule the store would refuse
+        // (an --end in the past, no occurrence left) creates no queue, whichever the backend
+        Recurrence.checkFires(schedule, System.currentTimeMillis());
       } catch (InvalidRequestException e) {
         throw CliException.usage(optionName(e.field()) + " " + ruleOf(e));
       }
@@ -265,13 +318,16 @@ public final class ScheduleCommand {
         case "misfire.maxRuns" -> "--misfire";
         case "maxAttempts" -> "--max-attempts";
         case "name" -> "NAME";
+        case "cron/every" -> "--cron/--every";
         default -> field;
       };
     }
 
+    /** The rule a core refusal states, with the fields it names spelt as the options are typed. */
     private static String ruleOf(InvalidRequestException e) {
       String message = e.getMessage();
-      return message.startsWith(e.field() + ": ") ? message.substring(e.field().length() + 2) : message;
+      String rule = message.startsWith(e.field() + ": ") ? message.substring(e.field().length() + 2) : message;
+      return rule.replace("startAt", "--start").replace("endAt", "--end");
     }
   }
 

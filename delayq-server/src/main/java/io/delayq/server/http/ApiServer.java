@@ -283,6 +283,7 @@ public final class ApiServer {
     try {
       handlers.execute(() -> {
         try {
+          request.checkQuery();
           CompletionStage<Response> stage = route.handler().handle(request);
           stage.whenComplete((response, error) -> {
             if (error != null) {

@@ -320,7 +320,7 @@ final class HttpConnection extends ChannelDuplexHandler {
   private void dispatch(byte[] bytes) {
     gone = new CompletableFuture<>();
     String method = head.method().name();
-    Request request = new Request(method, rawQuery, head.headers(), bytes, match.params(), gone);
+    Request request = new Request(method, rawQuery, head.headers(), bytes, match.params(), match.route().query(), gone);
     server.started();
     server.dispatch(match.route(), request, PathCodec.abbreviate(path)).whenComplete((response, error) -> {
       Response answer = error != null ? ApiServer.failure(error, method, path) : response;

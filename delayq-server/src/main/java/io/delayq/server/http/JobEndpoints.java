@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -28,7 +27,6 @@ final class JobEndpoints {
   static final int DEFAULT_LIST_LIMIT = 100;
   static final int MAX_LIST_LIMIT = 1000;
   private static final Set<String> RESCHEDULE_FIELDS = Fields.names("delayMs", "runAt");
-  private static final Set<String> LIST_PARAMS = Fields.names("state", "cursor", "limit");
 
   private final Queues queues;
   private final ServerMetrics metrics;
@@ -118,11 +116,10 @@ final class JobEndpoints {
    * at most {@code limit} jobs (default 100) and about 1 MiB of payloads.
    */
   Response list(Request request) {
-    Map<String, String> query = request.query(LIST_PARAMS);
-    JobFilter filter = filter(query.get("state"));
-    int limit = (int) request.queryInteger(LIST_PARAMS, "limit", 1, MAX_LIST_LIMIT, DEFAULT_LIST_LIMIT);
+    JobFilter filter = filter(request.query("state"));
+    int limit = (int) request.queryInteger("limit", 1, MAX_LIST_LIMIT, DEFAULT_LIST_LIMIT);
     JobQueue queue = queues.existing(request.path("queue"));
-    Page<JobInfo> page = queue.admin().listJobs(filter, query.get("cursor"), limit);
+    Page<JobInfo> page = queue.admin().listJobs(filter, request.query("cursor"), limit);
     ArrayNode jobs = Json.array();
     page.items().forEach(job -> jobs.add(Views.job(job)));
     ObjectNode answer = Json.object();

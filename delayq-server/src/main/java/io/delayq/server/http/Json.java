@@ -18,6 +18,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delayq.InvalidRequestException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -167,16 +173,52 @@ final class Json {
   }
 
   /**
-   * The parser would also read UTF-16, UTF-32 and a byte-order mark; the API takes UTF-8 only,
+   * The parser would also read UTF-16, UTF-32 and a byte-order mark, and lets some byte sequences
+   * that are not UTF-8 through (in names, or encoded surrogates); the API takes strict UTF-8 only,
    * so that every client and proxy reads a body the same way.
    */
-  private static void checkUtf8Form(byte[] body) {
-    if (body.length >= 3 && (body[0] & 0xff) == 0xEF && (body[1] & 0xff) == 0xBB && (body[2] & 0xff) == 0xBF) {
+  static void checkUtf8Form(byte[] body) {
+    if (startsWith(body, 0xEF, 0xBB, 0xBF)) {
       throw new InvalidRequestException("body", "starts with a UTF-8 byte-order mark; send UTF-8 without one");
+    }
+    if (startsWith(body, 0xFE, 0xFF) || startsWith(body, 0xFF, 0xFE) || startsWith(body, 0x00, 0x00, 0xFE, 0xFF)) {
+      throw new InvalidRequestException(
+          "body", "starts with a UTF-16 or UTF-32 byte-order mark: it is not UTF-8; send it as UTF-8, without one");
     }
     if (body[0] == 0 || body.length >= 2 && body[1] == 0) {
       throw new InvalidRequestException("body", "is not UTF-8 (it reads as UTF-16 or UTF-32); send it as UTF-8");
     }
+    CharsetDecoder strict = StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT);
+    ByteBuffer in = ByteBuffer.wrap(body);
+    // why: decoded through a small buffer that is thrown away, so a 16 MiB batch costs no copy of itself
+    CharBuffer out = CharBuffer.allocate(8192);
+    while (true) {
+      CoderResult result = strict.decode(in, out, true);
+      if (result.isError()) {
+        throw new InvalidRequestException(
+            "body", "is not valid UTF-8: the byte at offset " + in.position() + " (0x"
+                + String.format("%02X", body[in.position()] & 0xff) + ") starts no UTF-8 sequence; send the body as UTF-8");
+      }
+      if (result.isOverflow()) {
+        out.clear();
+      } else {
+        break;
+      }
+    }
+  }
+
+  private static boolean startsWith(byte[] body, int... prefix) {
+    if (body.length < prefix.length) {
+      return false;
+    }
+    for (int i = 0; i < prefix.length; i++) {
+      if ((body[i] & 0xff) != prefix[i]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   static byte[] write(JsonNode node) {

@@ -24,11 +24,8 @@ final class QueueEndpoints {
   static final int MAX_PARTITIONS = 1024;
   static final int MAX_DEAD_LIMIT = 1000;
   private static final Set<String> SETTINGS_FIELDS = Fields.names("partitions", "maxAttempts", "leaseMs", "forward");
-  private static final Set<String> DEAD_PARAMS = Fields.names("limit");
   static final int DEFAULT_LIST_LIMIT = 100;
   static final int MAX_LIST_LIMIT = 1000;
-  private static final Set<String> LIST_PARAMS = Fields.names("limit", "cursor");
-  private static final Set<String> DELETE_PARAMS = Fields.names("force");
 
   private final Queues queues;
   private final int maxPartitions;
@@ -92,8 +89,8 @@ final class QueueEndpoints {
    * names the next page. The body stays a bare array, as clients of the unpaged list parse it.
    */
   Response list(Request request) {
-    int limit = (int) request.queryInteger(LIST_PARAMS, "limit", 1, MAX_LIST_LIMIT, DEFAULT_LIST_LIMIT);
-    Page<String> names = queues.delayq().queueNames(request.query(LIST_PARAMS).get("cursor"), limit);
+    int limit = (int) request.queryInteger("limit", 1, MAX_LIST_LIMIT, DEFAULT_LIST_LIMIT);
+    Page<String> names = queues.delayq().queueNames(request.query("cursor"), limit);
     ArrayNode answer = Json.array();
     for (String name : names.items()) {
       try {
@@ -196,7 +193,7 @@ final class QueueEndpoints {
    * unknown queue; 409 while workers hold jobs of it, unless forced.
    */
   Response delete(Request request) throws Exception {
-    String force = request.query(DELETE_PARAMS).getOrDefault("force", "false");
+    String force = java.util.Objects.requireNonNullElse(request.query("force"), "false");
     if (!force.equals("true") && !force.equals("false")) {
       throw new InvalidRequestException(
           "force", "must be true or false; got '" + PathCodec.abbreviate(force) + "'. Leave it out (false) to refuse"
@@ -246,7 +243,7 @@ final class QueueEndpoints {
 
   /** {@code GET /v1/queues/{queue}/dead?limit=N} → 200 the newest dead jobs first. */
   Response dead(Request request) {
-    int limit = (int) request.queryInteger(DEAD_PARAMS, "limit", 1, MAX_DEAD_LIMIT, 100);
+    int limit = (int) request.queryInteger("limit", 1, MAX_DEAD_LIMIT, 100);
     JobQueue queue = queues.existing(request.path("queue"));
     ArrayNode answer = Json.array();
     // why: the listing caps a page at about 1 MiB of payloads; a thousand dead jobs of 1 MiB each,

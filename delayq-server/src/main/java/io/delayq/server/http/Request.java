@@ -23,22 +23,26 @@ final class Request {
   private final HttpHeaders headers;
   private final byte[] body;
   private final Map<String, String> pathParams;
+  private final Set<String> allowedQuery;
   private final CompletableFuture<Void> gone;
   private Map<String, String> query;
 
+  /** @param allowedQuery the query parameters the route reads ({@link Route#query}) */
   Request(String method, String rawQuery, HttpHeaders headers, byte[] body, Map<String, String> pathParams,
-      CompletableFuture<Void> gone) {
+      Set<String> allowedQuery, CompletableFuture<Void> gone) {
     this.method = method;
     this.rawQuery = rawQuery;
     this.headers = headers;
     this.body = body;
     this.pathParams = pathParams;
+    this.allowedQuery = Set.copyOf(allowedQuery);
     this.gone = gone;
   }
 
   /** A request with only path parameters, for tests of routing. */
   static Request ofPath(Map<String, String> pathParams) {
-    return new Request("GET", null, EmptyHttpHeaders.INSTANCE, new byte[0], pathParams, new CompletableFuture<>());
+    return new Request("GET", null, EmptyHttpHeaders.INSTANCE, new byte[0], pathParams, Set.of(),
+        new CompletableFuture<>());
   }
 
   String method() {
@@ -67,25 +71,40 @@ final class Request {
   }
 
   /**
-   * The query parameters, each at most once and each one of {@code allowed}: a misspelt parameter
-   * is refused rather than ignored.
+   * Refuses a query parameter this call does not read (each route declares its own), or one given
+   * twice: a misspelt or unsupported parameter is a 400 naming it, never silently ignored.
    */
-  Map<String, String> query(Set<String> allowed) {
+  void checkQuery() {
+    for (String name : query().keySet()) {
+      if (!allowedQuery.contains(name)) {
+        throw new InvalidRequestException(
+            name, "is not a query parameter of this call; "
+                + (allowedQuery.isEmpty()
+                    ? "it takes none"
+                    : "it takes " + String.join(", ", allowedQuery.stream().sorted().toList()))
+                + ". See /openapi.json");
+      }
+    }
+  }
+
+  private Map<String, String> query() {
     if (query == null) {
       query = parseQuery(rawQuery);
-    }
-    for (String name : query.keySet()) {
-      if (!allowed.contains(name)) {
-        throw new InvalidRequestException(
-            name, "is not a query parameter of this call; allowed: " + String.join(", ", allowed.stream().sorted().toList()));
-      }
     }
     return query;
   }
 
+  /** A query parameter the route declared, or null when absent. */
+  String query(String name) {
+    if (!allowedQuery.contains(name)) {
+      throw new IllegalStateException("route does not declare the query parameter " + name);
+    }
+    return query().get(name);
+  }
+
   /** A whole-number query parameter in {@code [min, max]}, or {@code fallback} when absent. */
-  long queryInteger(Set<String> allowed, String name, long min, long max, long fallback) {
-    String text = query(allowed).get(name);
+  long queryInteger(String name, long min, long max, long fallback) {
+    String text = query(name);
     if (text == null) {
       return fallback;
     }
@@ -101,8 +120,8 @@ final class Request {
     throw new InvalidRequestException(name, "must be between " + min + " and " + max + "; got " + text);
   }
 
-  boolean hasQuery(Set<String> allowed, String name) {
-    return query(allowed).containsKey(name);
+  boolean hasQuery(String name) {
+    return query(name) != null;
   }
 
   static Map<String, String> parseQuery(String rawQuery) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -18,8 +19,9 @@ import java.util.concurrent.CompletionStage;
  * @param handler what answers
  * @param open whether the route needs no token (the health checks only)
  * @param bodyLimit the largest request body read for this route; a longer one is a 413 before it is read
+ * @param query the query parameters the handler reads; any other is a 400 before the handler runs
  */
-record Route(String method, String pattern, AsyncHandler handler, boolean open, int bodyLimit) {
+record Route(String method, String pattern, AsyncHandler handler, boolean open, int bodyLimit, Set<String> query) {
 
   /** Answers one matched request, on a handler thread (it may block on Redis). */
   @FunctionalInterface
@@ -45,11 +47,22 @@ record Route(String method, String pattern, AsyncHandler handler, boolean open, 
     if (bodyLimit < 0) {
       throw new IllegalArgumentException("bodyLimit must not be negative: " + bodyLimit);
     }
+    query = Set.copyOf(query);
+  }
+
+  /** A route that reads no query parameter. */
+  Route(String method, String pattern, AsyncHandler handler, boolean open, int bodyLimit) {
+    this(method, pattern, handler, open, bodyLimit, Set.of());
   }
 
   /** A route answering at once, reading bodies up to {@link BodyLimits#SMALL_BYTES}. */
   Route(String method, String pattern, Handler handler, boolean open) {
     this(method, pattern, sync(handler), open, BodyLimits.SMALL_BYTES);
+  }
+
+  /** This route, reading the query parameters {@code names} (and refusing any other). */
+  Route reading(String... names) {
+    return new Route(method, pattern, handler, open, bodyLimit, Set.of(names));
   }
 
   static AsyncHandler sync(Handler handler) {

@@ -5,7 +5,10 @@ import java.util.List;
 /**
  * Every route of the server, in one table: method, path pattern, handler. Patterns capture
  * {@code {queue}}, {@code {id}} and {@code {name}} as one URL-decoded path segment each. The same patterns label
- * the HTTP metrics and appear in {@code openapi.json} (a test checks that they all do).
+ * the HTTP metrics and appear in {@code openapi.json} (a test checks that they all do). A route
+ * names the query parameters it reads ({@link Route#reading}); any other is refused with a 400
+ * naming it, before the handler runs, so a misspelt or unsupported parameter ({@code ?dryRun=true})
+ * is never silently ignored.
  */
 final class Routes {
   static final String GET = "GET";
@@ -23,28 +26,28 @@ final class Routes {
         // producers
         oneJob(POST,  "/v1/queues/{queue}/jobs",                     jobs::schedule),
         large(POST,   "/v1/queues/{queue}/jobs:batch",               jobs::scheduleBatch),
-        route(GET,    "/v1/queues/{queue}/jobs",                     jobs::list),
+        route(GET,    "/v1/queues/{queue}/jobs",                     jobs::list).reading("state", "cursor", "limit"),
         route(GET,    "/v1/queues/{queue}/jobs/{id}",                jobs::get),
         route(DELETE, "/v1/queues/{queue}/jobs/{id}",                jobs::cancel),
         route(PATCH,  "/v1/queues/{queue}/jobs/{id}",                jobs::reschedule),
         // workers
-        async(POST,   "/v1/queues/{queue}/claim",                    workers::claim),
+        async(POST,   "/v1/queues/{queue}/claim",                    workers::claim).reading("max", "leaseMs", "waitMs"),
         route(POST,   "/v1/queues/{queue}/jobs/{id}/ack",            workers::ack),
         route(POST,   "/v1/queues/{queue}/jobs/{id}/nack",           workers::nack),
         settle(POST,  "/v1/queues/{queue}/settle",                   workers::settle),
         route(POST,   "/v1/queues/{queue}/jobs/{id}/lease",          workers::extendLease),
         // queues
-        route(GET,    "/v1/queues",                                  queues::list),
+        route(GET,    "/v1/queues",                                  queues::list).reading("limit", "cursor"),
         route(GET,    "/v1/queues/{queue}",                          queues::get),
         route(PUT,    "/v1/queues/{queue}",                          queues::put),
-        route(DELETE, "/v1/queues/{queue}",                          queues::delete),
+        route(DELETE, "/v1/queues/{queue}",                          queues::delete).reading("force"),
         route(POST,   "/v1/queues/{queue}/pause",                    queues::pause),
         route(POST,   "/v1/queues/{queue}/resume",                   queues::resume),
-        route(GET,    "/v1/queues/{queue}/dead",                     queues::dead),
+        route(GET,    "/v1/queues/{queue}/dead",                     queues::dead).reading("limit"),
         route(POST,   "/v1/queues/{queue}/dead/{id}/requeue",        queues::requeue),
         route(DELETE, "/v1/queues/{queue}/dead/{id}",                queues::deleteDead),
         // recurring schedules
-        route(GET,    "/v1/queues/{queue}/schedules",                schedules::list),
+        route(GET,    "/v1/queues/{queue}/schedules",                schedules::list).reading("limit", "cursor"),
         route(GET,    "/v1/queues/{queue}/schedules/{name}",         schedules::get),
         oneJob(PUT,   "/v1/queues/{queue}/schedules/{name}",         schedules::put),
         route(DELETE, "/v1/queues/{queue}/schedules/{name}",         schedules::delete),

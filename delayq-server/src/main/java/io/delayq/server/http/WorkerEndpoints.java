@@ -37,7 +37,6 @@ final class WorkerEndpoints {
   static final long MAX_WAIT_MS = 60_000;
   static final long MIN_LEASE_MS = 100;
   static final long MAX_LEASE_MS = Duration.ofDays(1).toMillis();
-  private static final Set<String> CLAIM_PARAMS = Fields.names("max", "leaseMs", "waitMs");
   private static final Set<String> ACK_FIELDS = Fields.names("token");
   private static final Set<String> NACK_FIELDS = Fields.names("token", "retryInMs", "error");
   private static final Set<String> LEASE_FIELDS = Fields.names("token", "leaseMs");
@@ -66,11 +65,11 @@ final class WorkerEndpoints {
    * empty when none became due within waitMs.
    */
   CompletableFuture<Response> claim(Request request) {
-    int max = (int) request.queryInteger(CLAIM_PARAMS, "max", 1, MAX_CLAIM, 1);
-    long waitMs = request.queryInteger(CLAIM_PARAMS, "waitMs", 0, MAX_WAIT_MS, 0);
+    int max = (int) request.queryInteger("max", 1, MAX_CLAIM, 1);
+    long waitMs = request.queryInteger("waitMs", 0, MAX_WAIT_MS, 0);
     Optional<Long> leaseMs =
-        request.hasQuery(CLAIM_PARAMS, "leaseMs")
-            ? Optional.of(request.queryInteger(CLAIM_PARAMS, "leaseMs", MIN_LEASE_MS, MAX_LEASE_MS, 0))
+        request.hasQuery("leaseMs")
+            ? Optional.of(request.queryInteger("leaseMs", MIN_LEASE_MS, MAX_LEASE_MS, 0))
             : Optional.empty();
     JobQueue queue = queues.existing(request.path("queue"));
     refuseIfForwarded(queue.name());

@@ -54,6 +54,9 @@ abstract class CliContract {
   /** The queue names the backend knows. */
   abstract List<String> queueNames();
 
+  /** Stores {@code count} schedules named {@code s000}, {@code s001}, ... (every hour), bypassing the CLI. */
+  abstract void seedSchedules(String queue, int count);
+
   @BeforeEach
   void freshQueue() {
     queue = "cli-it-" + UUID.randomUUID().toString().substring(0, 8);
@@ -429,6 +432,34 @@ abstract class CliContract {
           + "' has no schedule named 'tick'");
     }
     assertThat(delayqOk("schedule", "ls", queue).out()).startsWith("no schedules in queue " + queue);
+  }
+
+  @Test
+  void scheduleLsFollowsTheCursorsToTheLastSchedule() throws Exception {
+    int count = ScheduleCommand.ListSchedules.PAGE * 2 + 3;
+    seedSchedules(queue, count);
+
+    List<String> table = delayqOk("schedule", "ls", queue).outLines();
+    JsonNode json = JSON.readTree(delayqOk("schedule", "ls", queue, "--json").out());
+
+    assertThat(table).hasSize(count + 1);
+    assertThat(table.get(count)).startsWith(String.format("s%03d ", count - 1));
+    List<String> names = new ArrayList<>();
+    json.path("schedules").forEach(view -> names.add(view.path("name").asText()));
+    assertThat(names).hasSize(count).doesNotHaveDuplicates().isSorted();
+  }
+
+  @Test
+  void aScheduleSetTheStoreWouldRefuseCreatesNoQueue() {
+    Cli.Result past = delayq("schedule", "set", queue, "s", "--every", "1h", "--end", "2020-01-01T00:00:00Z");
+    Cli.Result none = delayq("schedule", "set", queue, "s", "--cron", "0 0 * * *", "--start", "2030-01-01T00:00:01Z",
+        "--end", "2030-01-01T23:59:59Z");
+
+    assertThat(past.exitCode()).as("%s", past).isEqualTo(ExitCodes.USAGE);
+    assertThat(past.err()).as("%s", past).contains("--end").doesNotContain("endAt");
+    assertThat(none.exitCode()).as("%s", none).isEqualTo(ExitCodes.USAGE);
+    assertThat(none.err()).as("%s", none).contains("--cron").doesNotContain("startAt").doesNotContain("endAt");
+    assertThat(queueNames()).doesNotContain(queue);
   }
 
   @Test

@@ -74,6 +74,14 @@ class CliDirectIT extends CliContract {
   }
 
   @Override
+  void seedSchedules(String queue, int count) {
+    JobQueue q = delayq.queue(queue);
+    for (int i = 0; i < count; i++) {
+      q.schedules().set(io.delayq.Schedule.every(String.format("s%03d", i), Duration.ofHours(1)));
+    }
+  }
+
+  @Override
   List<String> queueNames() {
     return delayq.queueNames();
   }

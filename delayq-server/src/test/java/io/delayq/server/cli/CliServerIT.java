@@ -50,6 +50,14 @@ class CliServerIT extends CliContract {
   }
 
   @Override
+  void seedSchedules(String queue, int count) {
+    for (int i = 0; i < count; i++) {
+      call("PUT", "/v1/queues/" + queue + "/schedules/" + String.format("s%03d", i),
+          JSON.createObjectNode().put("every", "PT1H"), 201);
+    }
+  }
+
+  @Override
   void claimOne(String queue) {
     claim(queue);
   }
@@ -73,8 +81,10 @@ class CliServerIT extends CliContract {
 
   @Override
   List<String> queueNames() {
+    // why: every page, not the first 100 names only: the shared test Redis may hold many queues
     List<String> names = new ArrayList<>();
-    call("GET", "/v1/queues", null, 200).forEach(stats -> names.add(stats.get("queue").asText()));
+    new io.delayq.server.testing.ApiClient(server.baseUrl()).allQueues()
+        .forEach(stats -> names.add(stats.get("queue").asText()));
     return names;
   }
 

@@ -10,6 +10,7 @@ import picocli.CommandLine.TypeConversionException;
 
 class ConvertersTest {
   private final Converters.DelayConverter delay = new Converters.DelayConverter();
+  private final Converters.IntervalConverter interval = new Converters.IntervalConverter();
   private final Converters.InstantConverter instant = new Converters.InstantConverter();
 
   @Test
@@ -34,6 +35,31 @@ class ConvertersTest {
           .hasMessageContaining("30s, 5m, 1h");
     }
     assertThatThrownBy(() -> delay.convert("-PT5S")).hasMessageContaining("negative");
+  }
+
+  @Test
+  void aNumberTooLargeForADurationIsRefusedWithItsOwnMessage() {
+    for (String huge : new String[] {"99999999999999999999d", "9223372036854775807d", "PT99999999999999999999H"}) {
+      assertThatThrownBy(() -> delay.convert(huge)).as(huge)
+          .isInstanceOf(TypeConversionException.class)
+          .hasMessageContaining("too large")
+          .hasMessageNotContaining("Exception");
+      assertThatThrownBy(() -> interval.convert(huge)).as(huge).hasMessageContaining("too large");
+    }
+  }
+
+  @Test
+  void anIntervalIsWrittenAsADelayAndANegativeOneGetsAdviceForIntervals() {
+    assertThat(interval.convert("1h30m")).isEqualTo(Duration.ofMinutes(90));
+    assertThat(interval.convert("PT5M")).isEqualTo(Duration.ofMinutes(5));
+    for (String negative : new String[] {"-5m", "-PT5M", "PT-5M", " -1s"}) {
+      assertThatThrownBy(() -> interval.convert(negative)).as(negative)
+          .isInstanceOf(TypeConversionException.class)
+          .hasMessageContaining("negative")
+          .hasMessageContaining("30s, 5m")
+          .hasMessageNotContaining("--at");
+    }
+    assertThatThrownBy(() -> interval.convert("5 parsecs")).hasMessageContaining("not a length of time");
   }
 
   @Test

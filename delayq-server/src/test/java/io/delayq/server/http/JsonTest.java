@@ -43,6 +43,40 @@ class JsonTest {
         .hasMessageContaining("line 2");
   }
 
+  @Test
+  void refusesEveryByteOrderMarkAndWhatIsNotStrictUtf8InBothReadings() {
+    String doc = "{\"every\":\"PT1M\"}";
+    java.util.Map<String, byte[]> bodies = new java.util.LinkedHashMap<>();
+    bodies.put("UTF-8 BOM", ("\uFEFF" + doc).getBytes(StandardCharsets.UTF_8));
+    bodies.put("UTF-16 with its BOM (big-endian)", doc.getBytes(StandardCharsets.UTF_16));
+    bodies.put("UTF-16LE BOM", ("\uFEFF" + doc).getBytes(StandardCharsets.UTF_16LE));
+    bodies.put("UTF-16LE", doc.getBytes(StandardCharsets.UTF_16LE));
+    bodies.put("UTF-32 BOM", ("\uFEFF" + doc).getBytes(java.nio.charset.Charset.forName("UTF-32BE")));
+    bodies.put("UTF-32LE BOM", ("\uFEFF" + doc).getBytes(java.nio.charset.Charset.forName("UTF-32LE")));
+    bodies.put("Latin-1 in a string", "{\"payload\":\"caf\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1));
+    bodies.put("Latin-1 in a name", "{\"caf\u00e9\":1}".getBytes(StandardCharsets.ISO_8859_1));
+    bodies.put("an encoded surrogate", utf8WithRaw("{\"payload\":\"", new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80}, "\"}"));
+    bodies.put("an overlong '/'", utf8WithRaw("{\"payload\":\"", new byte[] {(byte) 0xC0, (byte) 0xAF}, "\"}"));
+    bodies.put("a cut sequence at the end", utf8WithRaw("[1]", new byte[] {(byte) 0xE2, (byte) 0x82}, ""));
+    for (var body : bodies.entrySet()) {
+      for (var reading : java.util.List.<java.util.function.Consumer<byte[]>>of(
+          Json::parse, b -> Json.parseArray(b, 10, "jobs"))) {
+        assertThatThrownBy(() -> reading.accept(body.getValue())).as(body.getKey())
+            .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("body"))
+            .hasMessageContaining("UTF-8");
+      }
+    }
+    assertThat(parse("{\"payload\":\"caf\u00e9 \ud83d\ude00\"}").path("payload").asText()).isEqualTo("caf\u00e9 \ud83d\ude00");
+  }
+
+  private static byte[] utf8WithRaw(String before, byte[] raw, String after) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    out.writeBytes(before.getBytes(StandardCharsets.UTF_8));
+    out.writeBytes(raw);
+    out.writeBytes(after.getBytes(StandardCharsets.UTF_8));
+    return out.toByteArray();
+  }
+
   private static com.fasterxml.jackson.databind.JsonNode parse(String text) {
     return Json.parse(text.getBytes(StandardCharsets.UTF_8));
   }

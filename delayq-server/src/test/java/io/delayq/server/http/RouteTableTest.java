@@ -66,6 +66,28 @@ class RouteTableTest {
         .containsExactly("/health", "/health/live", "/health/ready");
   }
 
+  /** The query parameters a route reads, and refuses all others, are those the document gives it. */
+  @Test
+  void everyRouteTakesExactlyTheQueryParametersTheOpenApiDocumentDeclares() throws Exception {
+    JsonNode paths = openApi().path("paths");
+    for (Route route : ROUTES) {
+      JsonNode path = paths.path(route.pattern());
+      Set<String> documented = new HashSet<>();
+      for (JsonNode parameters : List.of(path.path("parameters"), path.path(route.method().toLowerCase(Locale.ROOT))
+          .path("parameters"))) {
+        parameters.forEach(p -> {
+          if (p.path("in").asText().equals("query")) {
+            documented.add(p.path("name").asText());
+          }
+        });
+      }
+      assertThat(route.query()).as("query parameters of %s %s", route.method(), route.pattern())
+          .containsExactlyInAnyOrderElementsOf(documented);
+    }
+    assertThat(ROUTES).filteredOn(r -> r.pattern().equals("/v1/queues/{queue}/schedules"))
+        .singleElement().satisfies(r -> assertThat(r.query()).containsExactlyInAnyOrder("limit", "cursor"));
+  }
+
   @Test
   void noTwoRoutesShareMethodAndPattern() {
     Set<String> seen = new HashSet<>();

@@ -66,6 +66,33 @@ class RouterTest {
   }
 
   @Test
+  void aRouteTakesOnlyTheQueryParametersItDeclares() {
+    Route claim = new Route("POST", "/v1/queues/{queue}/claim", NONE, false).reading("max", "waitMs");
+    Route put = new Route("PUT", "/v1/queues/{queue}/schedules/{name}", NONE, false);
+
+    request(claim, "max=5&waitMs=0").checkQuery();
+    request(put, null).checkQuery();
+    request(put, "").checkQuery();
+    assertThat(request(claim, "max=5").queryInteger("max", 1, 10, 1)).isEqualTo(5);
+    assertThat(request(claim, "max=5").hasQuery("waitMs")).isFalse();
+    assertThatThrownBy(() -> request(put, "dryRun=true").checkQuery())
+        .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("dryRun"))
+        .hasMessageContaining("takes none");
+    assertThatThrownBy(() -> request(claim, "max=5&wait=5").checkQuery())
+        .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("wait"))
+        .hasMessageContaining("max, waitMs");
+    assertThatThrownBy(() -> request(claim, "max=5&max=6").checkQuery())
+        .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("max"));
+    // why: a handler reading a parameter its route does not declare is a bug of the route table
+    assertThatThrownBy(() -> request(put, null).query("dryRun")).isInstanceOf(IllegalStateException.class);
+  }
+
+  private static Request request(Route route, String rawQuery) {
+    return new Request(route.method(), rawQuery, io.netty.handler.codec.http.EmptyHttpHeaders.INSTANCE, new byte[0],
+        java.util.Map.of(), route.query(), new java.util.concurrent.CompletableFuture<>());
+  }
+
+  @Test
   void encodesSegmentsForLocations() {
     assertThat(PathCodec.encodeSegment("a/b c+dé:1")).isEqualTo("a%2Fb%20c%2Bd%C3%A9:1");
     assertThat(PathCodec.decodeSegment("id", PathCodec.encodeSegment("a/b c+dé:1"))).isEqualTo("a/b c+dé:1");

@@ -117,6 +117,88 @@ class SchedulesApiIT {
     assertThat(list.status()).isEqualTo(200);
     assertThat(list.json().path("schedules").findValuesAsText("name")).containsExactly("another", "digest");
     assertThat(list.json().path("schedules").get(1)).isEqualTo(api.get(schedule("digest")).json());
+    assertThat(list.json().has("nextCursor")).as("the last page says so: " + list).isTrue();
+    assertThat(list.json().path("nextCursor").isNull()).isTrue();
+  }
+
+  @Test
+  void theListIsPagedByNameWithLimitAndCursorAndByBytes() {
+    for (String name : List.of("c", "a", "e", "b", "d")) {
+      assertThat(api.put(schedule(name), Map.of("every", "PT1H")).status()).isEqualTo(201);
+    }
+    List<String> seen = new ArrayList<>();
+    String cursor = null;
+    int pages = 0;
+    do {
+      Reply page = api.get(schedules() + "?limit=2" + (cursor == null ? "" : "&cursor=" + cursor));
+      assertThat(page.status()).as(page.toString()).isEqualTo(200);
+      assertThat(page.json().path("schedules").size()).isBetween(1, 2);
+      page.json().path("schedules").forEach(view -> seen.add(view.path("name").asText()));
+      cursor = page.json().path("nextCursor").isNull() ? null : page.json().path("nextCursor").asText();
+      pages++;
+    } while (cursor != null && pages < 10);
+    assertThat(seen).containsExactly("a", "b", "c", "d", "e");
+    assertThat(pages).isEqualTo(3);
+
+    // a page ends before the views pass about 1 MiB, at least one per page
+    String payload = "x".repeat(700_000);
+    for (String name : List.of("fat1", "fat2")) {
+      assertThat(api.put(schedule(name), Map.of("every", "PT1H", "payload", payload)).status()).isEqualTo(201);
+    }
+    Reply first = api.get(schedules() + "?limit=1000&cursor=e");
+    assertThat(first.json().path("schedules").findValuesAsText("name")).containsExactly("fat1");
+    assertThat(first.json().path("nextCursor").asText()).isEqualTo("fat1");
+    Reply second = api.get(schedules() + "?cursor=fat1");
+    assertThat(second.json().path("schedules").findValuesAsText("name")).containsExactly("fat2");
+    assertThat(second.json().path("nextCursor").isNull()).isTrue();
+
+    assertError(api.get(schedules() + "?limit=0"), 400, "invalid_request", "limit");
+    assertError(api.get(schedules() + "?limit=1001"), 400, "invalid_request", "limit");
+    assertError(api.get(schedules() + "?cursor="), 400, "invalid_request", "cursor");
+    assertError(api.get(schedules() + "?cursor=a%2Fb"), 400, "invalid_request", "cursor");
+    assertError(api.get(schedules() + "?page=2"), 400, "invalid_request", "page");
+  }
+
+  @Test
+  void everyScheduleRouteRefusesAQueryParameterItDoesNotTake() {
+    assertThat(api.put(schedule("s"), Map.of("every", "PT1H")).status()).isEqualTo(201);
+    byte[] body = "{\"every\":\"PT2H\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    Map<String, Reply> replies = new LinkedHashMap<>();
+    replies.put("GET one", api.get(schedule("s") + "?fields=name"));
+    replies.put("PUT", api.send("PUT", schedule("s") + "?dryRun=true", "application/json", body));
+    replies.put("PUT new", api.send("PUT", schedule("t") + "?dryRun=true", "application/json", body));
+    replies.put("DELETE", api.delete(schedule("s") + "?ifVersion=1"));
+    replies.put("pause", api.post(schedule("s") + "/pause?x=1"));
+    replies.put("resume", api.post(schedule("s") + "/resume?x=1"));
+    replies.put("run", api.post(schedule("s") + "/run?x=1"));
+    for (var reply : replies.entrySet()) {
+      assertThat(reply.getValue().status()).as(reply.getKey() + " " + reply.getValue()).isEqualTo(400);
+      assertThat(reply.getValue().json().path("field").asText()).as(reply.getKey()).isIn("fields", "dryRun", "ifVersion", "x");
+    }
+    JsonNode kept = api.get(schedule("s")).json();
+    assertThat(kept.path("every").asText()).isEqualTo("PT1H");
+    assertThat(kept.path("paused").asBoolean()).isFalse();
+    assertThat(kept.path("version").asLong()).isEqualTo(1);
+    assertThat(api.get(schedule("t")).status()).isEqualTo(404);
+    assertThat(api.get("/v1/queues/" + queue + "/jobs?state=scheduled").json().path("jobs")).hasSize(1);
+  }
+
+  @Test
+  void dotNamesAndSchedulesThatWouldNeverFireCreateNoQueue() {
+    for (String name : List.of("..", "%2E%2E", ".", "%2E", "%2e")) {
+      Reply put = api.send("PUT", schedules() + "/" + name, "application/json",
+          "{\"every\":\"PT1M\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      assertError(put, 400, "invalid_request", "name");
+    }
+    assertError(api.put(schedule("late"), Map.of("every", "PT1M", "endAt", Instant.now().minusSeconds(1).toString())),
+        400, "invalid_request", "endAt");
+    assertError(api.put(schedule("never"), Map.of("cron", "0 0 * * *", "startAt", "2030-01-01T00:00:01Z",
+        "endAt", "2030-01-01T23:59:59Z")), 400, "invalid_request", "cron/every");
+    assertError(api.get("/v1/queues/" + queue), 404, "not_found", null);
+    // a paused schedule is never checked for a next run: it is stored, as the core stores it
+    Reply paused = api.put(schedule("late"), Map.of("every", "PT1M", "paused", true,
+        "endAt", Instant.now().minusSeconds(1).toString()));
+    assertThat(paused.status()).as(paused.toString()).isEqualTo(201);
   }
 
   @Test
