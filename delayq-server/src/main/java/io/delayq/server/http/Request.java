@@ -75,6 +75,9 @@ final class Request {
    * twice: a misspelt or unsupported parameter is a 400 naming it, never silently ignored.
    */
   void checkQuery() {
+    if (allowedQuery.contains(Route.ANY_QUERY)) {
+      return;
+    }
     for (String name : query().keySet()) {
       if (!allowedQuery.contains(name)) {
         throw new InvalidRequestException(

@@ -60,6 +60,17 @@ record Route(String method, String pattern, AsyncHandler handler, boolean open, 
     this(method, pattern, sync(handler), open, BodyLimits.SMALL_BYTES);
   }
 
+  /** In {@link #query}: the route takes any query parameter and reads none. */
+  static final String ANY_QUERY = "*";
+
+  /**
+   * This route, taking any query parameter. For the probes and the scrape only: they read none and
+   * change nothing, and a monitor that adds one (a scrape's {@code params}) must not start failing.
+   */
+  Route ignoringQuery() {
+    return new Route(method, pattern, handler, open, bodyLimit, Set.of(ANY_QUERY));
+  }
+
   /** This route, reading the query parameters {@code names} (and refusing any other). */
   Route reading(String... names) {
     return new Route(method, pattern, handler, open, bodyLimit, Set.of(names));

@@ -55,10 +55,10 @@ final class Routes {
         route(POST,   "/v1/queues/{queue}/schedules/{name}/resume",  schedules::resume),
         route(POST,   "/v1/queues/{queue}/schedules/{name}/run",     schedules::runNow),
         // operations
-        open(GET,     "/health",                                     system::health),
-        open(GET,     "/health/live",                                system::live),
-        open(GET,     "/health/ready",                               system::health),
-        route(GET,    "/metrics",                                    system::metrics),
+        open(GET,     "/health",                                     system::health).ignoringQuery(),
+        open(GET,     "/health/live",                                system::live).ignoringQuery(),
+        open(GET,     "/health/ready",                               system::health).ignoringQuery(),
+        route(GET,    "/metrics",                                    system::metrics).ignoringQuery(),
         route(GET,    "/openapi.json",                               system::openApi));
   }
 

@@ -71,6 +71,9 @@ class RouteTableTest {
   void everyRouteTakesExactlyTheQueryParametersTheOpenApiDocumentDeclares() throws Exception {
     JsonNode paths = openApi().path("paths");
     for (Route route : ROUTES) {
+      if (route.query().contains(Route.ANY_QUERY)) {
+        continue;
+      }
       JsonNode path = paths.path(route.pattern());
       Set<String> documented = new HashSet<>();
       for (JsonNode parameters : List.of(path.path("parameters"), path.path(route.method().toLowerCase(Locale.ROOT))
@@ -84,6 +87,8 @@ class RouteTableTest {
       assertThat(route.query()).as("query parameters of %s %s", route.method(), route.pattern())
           .containsExactlyInAnyOrderElementsOf(documented);
     }
+    assertThat(ROUTES).filteredOn(r -> r.query().contains(Route.ANY_QUERY)).extracting(Route::pattern)
+        .containsExactlyInAnyOrder("/health", "/health/live", "/health/ready", "/metrics");
     assertThat(ROUTES).filteredOn(r -> r.pattern().equals("/v1/queues/{queue}/schedules"))
         .singleElement().satisfies(r -> assertThat(r.query()).containsExactlyInAnyOrder("limit", "cursor"));
   }

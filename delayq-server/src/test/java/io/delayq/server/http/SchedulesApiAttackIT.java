@@ -453,6 +453,13 @@ class SchedulesApiAttackIT {
     assertThat(queueExists()).isFalse();
   }
 
+  @Test
+  void theProbesAndTheScrapeTakeAnyQueryParameterSoThatAMonitorAddingOneKeepsWorking() {
+    for (String path : List.of("/health?probe=k8s", "/health/live?x=1", "/health/ready?x=1", "/metrics?target=a")) {
+      assertThat(api.get(path).status()).as(path).isEqualTo(200);
+    }
+  }
+
   // ---- unknown queues: reads and changes never create ------------------------------------------------------------
 
   @Test
