@@ -28,8 +28,8 @@ import org.springframework.context.SmartLifecycle;
  * The schedules this application declares ({@code @DelayqScheduled} methods and {@code
  * delayq.schedules.<name>.*}), and their part in the context's lifecycle. Started before the
  * forwarders and listeners: routes each queue's occurrences to their methods (through the
- * queue's listener container, or a container of its own on a queue without a listener), then
- * stores every schedule in Redis. Stopping does nothing: a schedule lives in Redis, and fires as
+ * queue's listener container, or a container of its own on a queue without a listener; either
+ * keeps leases while methods run), then stores every schedule in Redis. Stopping does nothing: a schedule lives in Redis, and fires as
  * long as any instance works its queue.
  */
 public final class ScheduleRegistry implements SmartLifecycle {
