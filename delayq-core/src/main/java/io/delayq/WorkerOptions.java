@@ -123,6 +123,7 @@ public final class WorkerOptions {
     b.backoff = backoff;
     b.executor = executor;
     b.nonRetryable = nonRetryable;
+    b.keepLeaseWhileRunning = keepLeaseWhileRunning;
     return b;
   }
 
@@ -130,7 +131,8 @@ public final class WorkerOptions {
   public String toString() {
     return "WorkerOptions[concurrency=" + concurrency + ", lease=" + lease + ", claimBatch="
         + claimBatch + ", shutdownTimeout=" + shutdownTimeout + ", sweepInterval=" + sweepInterval
-        + ", backoff=" + backoff + (nonRetryable.isEmpty() ? "" : ", nonRetryable=" + nonRetryable) + "]";
+        + ", backoff=" + backoff + (nonRetryable.isEmpty() ? "" : ", nonRetryable=" + nonRetryable)
+        + (keepLeaseWhileRunning ? ", keepLeaseWhileRunning" : "") + "]";
   }
 
   /** Builds {@link WorkerOptions}; each setter checks its value. */

@@ -39,4 +39,13 @@ class WorkerOptionsTest {
     assertThatThrownBy(() -> WorkerOptions.builder().nonRetryable(IllegalStateException.class, null))
         .hasMessageContaining("nonRetryable").hasMessageContaining("index 1");
   }
+
+  @Test
+  void keepLeaseWhileRunningIsOffByDefaultAndSurvivesToBuilder() {
+    assertThat(WorkerOptions.defaults().keepLeaseWhileRunning()).isFalse();
+    WorkerOptions kept = WorkerOptions.builder().keepLeaseWhileRunning(true).build();
+    // why: the starter copies options with toBuilder() to add an executor of virtual threads
+    assertThat(kept.toBuilder().concurrency(2).build().keepLeaseWhileRunning()).isTrue();
+    assertThat(kept.toString()).contains("keepLeaseWhileRunning");
+  }
 }

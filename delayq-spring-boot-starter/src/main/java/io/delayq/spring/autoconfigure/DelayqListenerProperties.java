@@ -19,6 +19,13 @@ public class DelayqListenerProperties {
   private Duration lease = WorkerOptions.DEFAULT_LEASE;
 
   /**
+   * Whether the workers extend a job's lease while its listener method runs, so that a method
+   * that outlives the lease is not delivered again while it still runs. Always on for a queue
+   * that carries @DelayqScheduled methods.
+   */
+  private boolean keepLeaseWhileRunning;
+
+  /**
    * How long stopping a listener, or closing the application, waits for its running handlers.
    * Keep it below spring.lifecycle.timeout-per-shutdown-phase.
    */
@@ -43,6 +50,14 @@ public class DelayqListenerProperties {
 
   public void setLease(Duration lease) {
     this.lease = lease;
+  }
+
+  public boolean isKeepLeaseWhileRunning() {
+    return keepLeaseWhileRunning;
+  }
+
+  public void setKeepLeaseWhileRunning(boolean keepLeaseWhileRunning) {
+    this.keepLeaseWhileRunning = keepLeaseWhileRunning;
   }
 
   public Duration getShutdownTimeout() {

@@ -3,6 +3,7 @@ package io.delayq.spring.autoconfigure;
 import io.delayq.Delayq;
 import io.delayq.InvalidRequestException;
 import io.delayq.Schedule;
+import io.delayq.internal.Recurrence;
 import io.delayq.internal.Rules;
 import io.delayq.spring.PayloadConverter;
 import io.delayq.spring.internal.listener.ListenerRegistry;
@@ -10,22 +11,33 @@ import io.delayq.spring.internal.listener.ScheduleRegistry;
 import io.delayq.spring.internal.listener.ScheduleValues;
 import io.delayq.spring.internal.listener.ScheduledMethodProcessor;
 import io.delayq.spring.listener.DelayqListenerContainer;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.PropertySourcesPlaceholdersResolver;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
+import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
-import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.util.StringUtils;
 
 /**
@@ -40,8 +52,17 @@ import org.springframework.util.StringUtils;
 @EnableConfigurationProperties({DelayqScheduleProperties.class, DelayqListenerProperties.class, DelayqProperties.class})
 public class DelayqScheduleAutoConfiguration {
   private static final String GROUP = "delayq.schedules";
-  /** Keys of {@code delayq.schedules.*} that are settings, not schedule names. */
-  private static final Set<String> SETTINGS = Set.of("default-queue", "defaultqueue");
+  /** The one setting that shares its level with the schedule names. */
+  private static final ConfigurationPropertyName DEFAULT_QUEUE = ConfigurationPropertyName.of(GROUP + ".default-queue");
+  /**
+   * {@code DELAYQ_SCHEDULES_DEFAULT_QUEUE}, as environment variables map it: Spring Boot binds it to
+   * {@code default-queue}, so it is not also the queue of a schedule named {@code default}.
+   */
+  private static final ConfigurationPropertyName DEFAULT_QUEUE_VARIABLE =
+      ConfigurationPropertyName.of(GROUP + ".default.queue");
+  /** The settings of one schedule, as its properties spell them. */
+  private static final List<String> SETTINGS = List.of("queue", "cron", "every", "zone", "payload", "json-payload",
+      "misfire", "grace", "overlap", "paused", "max-attempts", "start", "end");
 
   /**
    * The declared schedules.
@@ -58,7 +79,12 @@ public class DelayqScheduleAutoConfiguration {
     String defaultQueue = defaultQueue(scheduleProperties);
     definitions(environment).forEach((name, definition) -> {
       String prefix = DelayqForwardingAutoConfiguration.prefix(GROUP, name);
-      String queue = StringUtils.hasText(definition.getQueue()) ? definition.getQueue().trim() : defaultQueue;
+      if (definition.getQueue() != null && definition.getQueue().isBlank()) {
+        // why: as for @DelayqListener; a variable set but empty must not move the schedule elsewhere
+        throw new DelayqStartupException(prefix + ".queue is set but empty.", "Give " + prefix + ".queue a queue,"
+            + " or remove it for delayq.schedules.default-queue ('" + defaultQueue + "').", null);
+      }
+      String queue = definition.getQueue() != null ? definition.getQueue().trim() : defaultQueue;
       check(prefix, "queue", () -> Rules.checkQueueName(queue));
       Schedule schedule = check(prefix, null, () -> schedule(name, definition));
       try {
@@ -83,28 +109,89 @@ public class DelayqScheduleAutoConfiguration {
     return queue;
   }
 
-  /** Each {@code delayq.schedules.<name>} entry, bound by name, in the order of the names. */
+  /**
+   * Each {@code delayq.schedules.<name>} entry, in the order of the names, bound by Spring Boot's
+   * binder as a map: relaxed names, every property source merged (an environment variable
+   * overrides the property it maps to), {@code default-queue} left out, and a setting no schedule
+   * has refused.
+   */
   static Map<String, DelayqScheduleProperties.Definition> definitions(Environment environment) {
-    ConfigurationPropertyName group = ConfigurationPropertyName.of(GROUP);
-    Set<String> names = new TreeSet<>();
+    List<ConfigurationPropertySource> sources = new ArrayList<>();
     for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
-      if (source instanceof IterableConfigurationPropertySource iterable) {
-        iterable.filter(group::isAncestorOf).stream()
-            .filter(name -> name.getNumberOfElements() > group.getNumberOfElements() + 1)
-            .map(name -> name.getElement(group.getNumberOfElements(), ConfigurationPropertyName.Form.ORIGINAL))
-            .filter(name -> !SETTINGS.contains(name.toLowerCase(java.util.Locale.ROOT)))
-            .forEach(names::add);
+      boolean variables = source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource;
+      sources.add(source.filter(name -> !DEFAULT_QUEUE.equals(name)
+          && !(variables && DEFAULT_QUEUE_VARIABLE.equals(name))));
+    }
+    Binder binder = new Binder(sources, new PropertySourcesPlaceholdersResolver(environment));
+    Map<String, DelayqScheduleProperties.Definition> bound;
+    try {
+      bound = binder.bind(GROUP, Bindable.mapOf(String.class, DelayqScheduleProperties.Definition.class),
+          new NoUnboundElementsBindHandler(BindHandler.DEFAULT)).orElseGet(Map::of);
+    } catch (BindException e) {
+      if (e.getCause() instanceof UnboundConfigurationPropertiesException unbound) {
+        throw unknownSettings(unbound);
+      }
+      throw e;
+    }
+    return oneSpellingEach(bound);
+  }
+
+  /**
+   * The map's keys are as each source spells them: {@code nightly-report} from a properties file
+   * and {@code nightlyreport} from {@code DELAYQ_SCHEDULES_NIGHTLYREPORT_EVERY} are two keys of one
+   * schedule (Spring Boot ignores case and dashes in property names, and binds both the same). The
+   * schedule takes the name as written where it is spelled with more than lower-case letters and
+   * digits, since an environment variable can spell no more.
+   */
+  private static Map<String, DelayqScheduleProperties.Definition> oneSpellingEach(
+      Map<String, DelayqScheduleProperties.Definition> bound) {
+    Map<ConfigurationPropertyName, List<String>> spellings = new LinkedHashMap<>();
+    for (String key : new TreeSet<>(bound.keySet())) {
+      spellings.computeIfAbsent(ConfigurationPropertyName.adapt(GROUP + "." + key, '.'), n -> new ArrayList<>())
+          .add(key);
+    }
+    Map<String, DelayqScheduleProperties.Definition> definitions = new TreeMap<>();
+    spellings.values().forEach(keys -> {
+      List<String> written = keys.stream().filter(k -> !k.matches("[a-z0-9]+")).toList();
+      if (written.size() > 1) {
+        throw new DelayqStartupException("The schedules " + written.stream().map(k -> GROUP + "." + k + ".*")
+            .collect(Collectors.joining(" and ")) + " are one to Spring Boot, which ignores case and dashes in"
+            + " property names.", "Spell the schedule's name one way.", null);
+      }
+      String name = written.isEmpty() ? keys.get(0) : written.get(0);
+      definitions.put(name, bound.get(name));
+    });
+    return definitions;
+  }
+
+  /** A property under {@code delayq.schedules.<name>.} that is no setting of a schedule. */
+  private static DelayqStartupException unknownSettings(UnboundConfigurationPropertiesException unbound) {
+    List<String> found = new ArrayList<>();
+    List<String> variables = new ArrayList<>();
+    ConfigurationPropertyName group = ConfigurationPropertyName.of(GROUP);
+    for (ConfigurationProperty property : new TreeSet<>(unbound.getUnboundProperties())) {
+      ConfigurationPropertyName name = property.getName();
+      found.add(name + (property.getOrigin() == null ? "" : " (" + property.getOrigin() + ")"));
+      int first = group.getNumberOfElements();
+      String last = name.getLastElement(ConfigurationPropertyName.Form.DASHED);
+      if (name.getNumberOfElements() > first + 2 && SETTINGS.contains(last)) {
+        // why: DELAYQ_SCHEDULES_NIGHTLY_REPORT_EVERY reads as delayq.schedules.nightly.report.every
+        List<String> parts = new ArrayList<>();
+        for (int i = first; i < name.getNumberOfElements() - 1; i++) {
+          parts.add(name.getElement(i, ConfigurationPropertyName.Form.DASHED));
+        }
+        variables.add("DELAYQ_SCHEDULES_" + String.join("", parts).replace("-", "").toUpperCase(Locale.ROOT) + "_"
+            + last.replace("-", "").toUpperCase(Locale.ROOT) + " sets " + GROUP + "." + String.join("-", parts) + "."
+            + last);
       }
     }
-    Binder binder = Binder.get(environment);
-    Map<String, DelayqScheduleProperties.Definition> definitions = new LinkedHashMap<>();
-    for (String name : names) {
-      // why: as the other messages spell it, delayq.schedules.tick.every rather than delayq.schedules[tick].every
-      ConfigurationPropertyName key = ConfigurationPropertyName.of(DelayqForwardingAutoConfiguration.prefix(GROUP, name));
-      definitions.put(name, binder.bind(key, Bindable.of(DelayqScheduleProperties.Definition.class))
-          .orElseGet(DelayqScheduleProperties.Definition::new));
-    }
-    return definitions;
+    String description = String.join("; ", found) + (found.size() == 1 ? " is" : " are")
+        + " not a setting of any schedule." + (variables.isEmpty() ? "" : " In an environment variable an underscore"
+            + " separates the parts of a property name, so a schedule's name cannot hold one, and Spring Boot ignores"
+            + " dashes: " + String.join("; ", variables) + ".");
+    return new DelayqStartupException(description, "Use the settings of a schedule: " + GROUP + ".<name>.{"
+        + String.join(", ", SETTINGS) + "}. Set a schedule whose name holds a dot or an underscore in a properties"
+        + " file or SPRING_APPLICATION_JSON, not in environment variables.", unbound);
   }
 
   private static Schedule schedule(String name, DelayqScheduleProperties.Definition d) {
@@ -132,11 +219,18 @@ public class DelayqScheduleAutoConfiguration {
     if (StringUtils.hasText(d.getEnd())) {
       s = s.endingAt(ScheduleValues.instant("end", d.getEnd()));
     }
-    return s.withMisfire(ScheduleValues.misfire(StringUtils.hasText(d.getMisfire()) ? d.getMisfire() : null,
+    s = s.withMisfire(ScheduleValues.misfire(StringUtils.hasText(d.getMisfire()) ? d.getMisfire() : null,
             d.getGrace()))
         .withOverlap(ScheduleValues.overlap(StringUtils.hasText(d.getOverlap()) ? d.getOverlap() : null))
         .withPaused(d.isPaused())
         .withMaxAttempts(d.getMaxAttempts());
+    // why: refused here, before any schedule is stored, rather than by the store of this one
+    try {
+      Recurrence.checkFires(s, System.currentTimeMillis());
+    } catch (InvalidRequestException e) {
+      throw "cron/every".equals(e.field()) ? new InvalidRequestException(cron ? "cron" : "every", e.getMessage()) : e;
+    }
+    return s;
   }
 
   /** Runs one of delayq's checks, or fails startup naming the property it concerns. */

@@ -27,8 +27,8 @@ public class DelayqScheduleProperties {
   }
 
   /**
-   * One schedule of the properties, {@code delayq.schedules.<name>.*}; bound by name, since the
-   * names share their level with {@code default-queue}.
+   * One schedule of the properties, {@code delayq.schedules.<name>.*}; bound apart, as a map by
+   * name without {@code default-queue}, which shares the names' level.
    */
   public static class Definition {
     private String queue;

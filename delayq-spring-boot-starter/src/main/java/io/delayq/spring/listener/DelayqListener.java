@@ -61,9 +61,22 @@ public @interface DelayqListener {
   /**
    * How long a delivered job belongs to this listener before it is delivered again (100 ms to 1
    * day); {@code delayq.listener.lease} when empty. A handler that may run longer extends it with
-   * {@link io.delayq.LeasedJob#extendLease}.
+   * {@link io.delayq.LeasedJob#extendLease}, or has it kept with {@link #keepLeaseWhileRunning()}.
    */
   String lease() default "";
+
+  /**
+   * Whether the workers extend a job's lease while the method runs ({@code true} or {@code
+   * false}); {@code delayq.listener.keep-lease-while-running} when empty. With it on, the lease
+   * bounds how long a crashed instance holds a job, not how long the method may take: a method
+   * that outlives its lease is not delivered again while it still runs, and one that never returns
+   * holds its job until the listener stops. Off, a job whose method outlives the lease is delivered
+   * again (to this or another instance), as a hung one should be. On a queue that also carries
+   * {@code @DelayqScheduled} methods it is always on, for the listener's jobs too.
+   *
+   * @since 0.4.0
+   */
+  String keepLeaseWhileRunning() default "";
 
   /**
    * A cap on attempts, applied when an attempt fails: a failure on this attempt or a later one

@@ -25,7 +25,21 @@ import java.lang.annotation.Target;
  * io.delayq.LeasedJob}, the payload (converted as for a {@code @DelayqListener} method), or both.
  * Returning acks the occurrence; throwing fails its attempt, retried after the backoff of the
  * queue's {@code @DelayqListener} (or {@code delayq.listener.backoff.*} without one) until {@link
- * #maxAttempts()} attempts are spent.
+ * #maxAttempts()} attempts are spent; the listener's {@code nonRetryable} types and attempt cap
+ * are for its own jobs and do not apply. A {@link io.delayq.NonRetryableJobException} sends the
+ * occurrence to the dead-letter set at once.
+ *
+ * <p>An occurrence is leased like any job, for the queue's {@code @DelayqListener} lease (or
+ * {@code delayq.listener.lease}), and the workers of a queue that carries scheduled methods extend
+ * the lease while the method runs ({@link io.delayq.WorkerOptions#keepLeaseWhileRunning()}): a
+ * method that takes longer than its lease runs once, and the lease bounds only how long a crashed
+ * instance holds the occurrence. On a queue shared with a {@code @DelayqListener}, whose workers
+ * run both, the listener's jobs keep their leases too, and the listener must start with the
+ * application (a start fails otherwise).
+ *
+ * <p>The method is called through the bean's proxy, if it has one, so that its advice runs; a
+ * method the proxy cannot reach (a JDK proxy without it on an interface, a {@code final} method of
+ * a CGLIB proxy) fails the start.
  *
  * <p>A queue may carry several schedules and ordinary jobs: one set of workers per queue runs
  * each occurrence of a schedule this application declares here on its method, and every other
@@ -45,7 +59,10 @@ import java.lang.annotation.Target;
 @Documented
 public @interface DelayqScheduled {
 
-  /** The queue the occurrences go to; {@code delayq.schedules.default-queue} when empty. */
+  /**
+   * The queue the occurrences go to; {@code delayq.schedules.default-queue} when empty. A value
+   * given that resolves to nothing (a placeholder of an empty property) fails the start.
+   */
   String queue() default "";
 
   /**

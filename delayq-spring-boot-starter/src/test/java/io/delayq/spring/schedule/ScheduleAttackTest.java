@@ -21,6 +21,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.aop.framework.autoproxy.BeanNameAutoProxyCreator;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.MutablePropertySources;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
@@ -422,8 +423,13 @@ class ScheduleAttackTest {
     String queue = queue("env-override");
     Map<String, Object> env = new HashMap<>();
     env.put("DELAYQ_SCHEDULES_NIGHTLYREPORT_EVERY", "2h");
-    withEnvironment(runner.withBean(Listener.class).withPropertyValues("test.queue=" + queue,
-        "delayq.schedules.nightly-report.queue=" + queue, "delayq.schedules.nightly-report.every=1h"), env)
+    // why: withPropertyValues outranks the environment; application.properties ranks below it, as here
+    Map<String, Object> applicationProperties = Map.of("delayq.schedules.nightly-report.queue", queue,
+        "delayq.schedules.nightly-report.every", "1h");
+    withEnvironment(runner.withBean(Listener.class).withPropertyValues("test.queue=" + queue), env)
+        .withInitializer(context -> context.getEnvironment().getPropertySources().addLast(
+            new MapPropertySource("Config resource 'class path resource [application.properties]'",
+                applicationProperties)))
         .run(context -> {
           assertThat(context).hasNotFailed();
           assertThat(names(queue)).containsExactly("nightly-report");

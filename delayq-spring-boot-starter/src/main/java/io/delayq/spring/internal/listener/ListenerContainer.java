@@ -5,6 +5,7 @@ import io.delayq.JobHandler;
 import io.delayq.WorkerOptions;
 import io.delayq.Workers;
 import io.delayq.spring.listener.DelayqListenerContainer;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 
 /**
@@ -19,7 +20,8 @@ final class ListenerContainer implements DelayqListenerContainer {
   private final Delayq delayq;
   /** Replaced (before the first start) when occurrences of schedules are routed to other methods. */
   private volatile JobHandler handler;
-  private final WorkerOptions options;
+  /** Replaced (before the first start) when occurrences of schedules are routed to other methods. */
+  private WorkerOptions options;
   private final boolean autoStartup;
   private final boolean virtualThreads;
   /** Read without the lock, so that a stop waiting for handlers does not hold up those who look. */
@@ -53,12 +55,17 @@ final class ListenerContainer implements DelayqListenerContainer {
     return listener;
   }
 
-  /** Hands this queue's jobs to {@code router}, which passes the ones it does not route back to this container's own handler. */
-  synchronized void route(java.util.function.UnaryOperator<JobHandler> router) {
+  /**
+   * Runs each occurrence of these schedules on its method, every other job on this container's
+   * own handler, and keeps leases while handlers run: a scheduled method (a nightly report) may
+   * well take longer than the listener's lease, and must not run again meanwhile.
+   */
+  synchronized void routeOccurrences(Map<String, JobHandler> methods) {
     if (workers != null) {
       throw new IllegalStateException(this + " is running; routes are set before it starts");
     }
-    handler = router.apply(handler);
+    handler = new OccurrenceRouter(queue, methods, handler, options.nonRetryable());
+    options = options.toBuilder().keepLeaseWhileRunning(true).build();
   }
 
   boolean autoStartup() {

@@ -40,6 +40,11 @@ public final class ListenerDefinitionException extends BeanInitializationExcepti
     return method.startsWith("@") ? method : "@DelayqListener " + method;
   }
 
+  /** A problem whose way out is not to change an attribute: the message says what to do. */
+  static ListenerDefinitionException withAction(String listener, String problem, String action) {
+    return new ListenerDefinitionException(listener, problem, action, true);
+  }
+
   /** What is wrong, naming the bean and the method. */
   public String description() {
     return description;

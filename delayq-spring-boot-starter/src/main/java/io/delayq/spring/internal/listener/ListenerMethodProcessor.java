@@ -10,31 +10,18 @@ import io.delayq.spring.PayloadConverter;
 import io.delayq.spring.autoconfigure.DelayqListenerProperties;
 import io.delayq.spring.listener.DelayqListener;
 import java.lang.reflect.Method;
-import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
-import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.aop.framework.autoproxy.AutoProxyUtils;
-import org.springframework.aop.scope.ScopedProxyUtils;
-import org.springframework.aop.support.AopUtils;
+import java.util.function.UnaryOperator;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.thread.Threading;
-import org.springframework.core.MethodIntrospector;
-import org.springframework.core.ResolvableType;
-import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.env.Environment;
-import org.springframework.util.ReflectionUtils;
 
 /**
  * Finds the {@code @DelayqListener} methods of the application's singletons once they all exist,
@@ -43,8 +30,6 @@ import org.springframework.util.ReflectionUtils;
  * to change; nothing has started by then.
  */
 public final class ListenerMethodProcessor implements SmartInitializingSingleton, BeanFactoryAware {
-  private static final Logger log = LoggerFactory.getLogger(ListenerMethodProcessor.class);
-
   private final ListenerRegistry registry;
   private final Delayq delayq;
   private final PayloadConverter converter;
@@ -70,59 +55,16 @@ public final class ListenerMethodProcessor implements SmartInitializingSingleton
   public void afterSingletonsInstantiated() {
     WorkerOptions defaults = defaults();
     boolean virtualThreads = Threading.VIRTUAL.isActive(environment);
-    for (String beanName : beanFactory.getBeanNamesForType(Object.class, true, false)) {
-      if (ScopedProxyUtils.isScopedTarget(beanName)) {
-        continue;
-      }
-      Class<?> type;
-      try {
-        type = AutoProxyUtils.determineTargetClass(beanFactory, beanName);
-      } catch (RuntimeException e) {
-        log.debug("could not tell the type of bean '{}'; not looking for @DelayqListener methods on it", beanName, e);
-        continue;
-      }
-      if (type != null && AnnotationUtils.isCandidateClass(type, DelayqListener.class)) {
-        process(beanName, type, defaults, virtualThreads);
-      }
-    }
+    AnnotatedBeans.forEach(beanFactory, DelayqListener.class, UnaryOperator.identity(), "a listener",
+        found -> found.methods().forEach((method, annotation) ->
+            registry.register(container(found, method, annotation, defaults, virtualThreads))));
   }
 
-  private void process(String beanName, Class<?> targetType, WorkerOptions defaults, boolean virtualThreads) {
-    Map<Method, DelayqListener> methods = MethodIntrospector.selectMethods(targetType,
-        (MethodIntrospector.MetadataLookup<DelayqListener>) m -> AnnotatedElementUtils.findMergedAnnotation(m, DelayqListener.class));
-    if (methods.isEmpty()) {
-      return;
-    }
-    // why: a scoped proxy is a singleton, but each call looks its target up in a scope (a request,
-    // a session) that no worker thread ever has, so every job would fail on every attempt
-    String scopedTarget = ScopedProxyUtils.getTargetBeanName(beanName);
-    boolean scopedProxy = beanFactory.containsBeanDefinition(scopedTarget) && !beanFactory.isSingleton(scopedTarget);
-    if (!beanFactory.isSingleton(beanName) || scopedProxy) {
-      Method first = methods.keySet().iterator().next();
-      throw new ListenerDefinitionException(describe(targetType, first, beanName), "the bean is not a singleton"
-          + (scopedProxy ? " (it is a scoped proxy of a bean of scope '"
-              + beanFactory.getMergedBeanDefinition(scopedTarget).getScope() + "')" : "")
-          + "; a listener runs on one instance for the application's life, so declare the bean as a singleton");
-    }
-    Object bean = beanFactory.getBean(beanName);
-    ResolvableType beanType = declaredType(beanName, targetType);
-    methods.entrySet().stream()
-        .sorted(Comparator.comparing((Map.Entry<Method, DelayqListener> e) -> e.getKey().toGenericString()))
-        .forEach(e -> registry.register(
-            container(beanName, bean, targetType, beanType, e.getKey(), e.getValue(), defaults, virtualThreads)));
-  }
-
-  private ListenerContainer container(String beanName, Object bean, Class<?> targetType, ResolvableType beanType,
-      Method method, DelayqListener annotation, WorkerOptions defaults, boolean virtualThreads) {
-    String listener = describe(targetType, method, beanName);
-    ListenerSignature signature = ListenerSignature.of(method, beanType, listener);
-    Type payloadType = signature.payloadType();
-    if (payloadType != null && !converter.canRead(payloadType)) {
-      throw ListenerDefinitionException.signature(listener, "the application's PayloadConverter ("
-          + converter.getClass().getName() + ") cannot read a payload as " + payloadType.getTypeName()
-          + " (without a JSON mapper only String and byte[] can be read); add tools.jackson.core:jackson-databind to"
-          + " the application, declare a PayloadConverter bean that reads it, or take String or byte[]");
-    }
+  private ListenerContainer container(AnnotatedBeans.Found<DelayqListener> found, Method method,
+      DelayqListener annotation, WorkerOptions defaults, boolean virtualThreads) {
+    String listener = found.describe(method);
+    ListenerSignature signature = ListenerSignature.of(method, found.beanType(), listener);
+    AnnotatedBeans.checkReadable(converter, signature.payloadType(), listener);
 
     ListenerAttributes attributes = new ListenerAttributes(environment, beanFactory, listener);
     String queue = attributes.text("queue", annotation.queue(), null);
@@ -137,6 +79,8 @@ public final class ListenerMethodProcessor implements SmartInitializingSingleton
     options.concurrency(concurrency);
     Duration lease = attributes.duration("lease", annotation.lease(), defaults.lease());
     attributes.check("lease", annotation.lease(), lease, options::lease);
+    options.keepLeaseWhileRunning(attributes.flag("keepLeaseWhileRunning", annotation.keepLeaseWhileRunning(),
+        defaults.keepLeaseWhileRunning()));
     int attemptCap = attributes.integer("maxAttempts", annotation.maxAttempts(), 0, 1, 1000);
     options.backoff(backoff(attributes, annotation.backoff(), defaults.backoff()));
     boolean autoStartup = attributes.flag("autoStartup", annotation.autoStartup(), properties.isAutoStartup());
@@ -147,14 +91,9 @@ public final class ListenerMethodProcessor implements SmartInitializingSingleton
     Class<? extends Throwable>[] types = nonRetryable.toArray(new Class[0]);
     options.nonRetryable(types);
 
-    Method invocable;
-    try {
-      invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
-    } catch (IllegalStateException e) {
-      throw ListenerDefinitionException.signature(listener, e.getMessage());
-    }
-    ReflectionUtils.makeAccessible(invocable);
-    ListenerHandler handler = new ListenerHandler(bean, invocable, signature, converter, attemptCap, Set.copyOf(nonRetryable));
+    Method invocable = AnnotatedBeans.invocable(method, found.bean(), listener);
+    ListenerHandler handler = new ListenerHandler(found.bean(), invocable, signature, converter, attemptCap,
+        Set.copyOf(nonRetryable));
     return new ListenerContainer(id, queue, listener, delayq, handler, options.build(), autoStartup, virtualThreads);
   }
 
@@ -180,33 +119,11 @@ public final class ListenerMethodProcessor implements SmartInitializingSingleton
           .concurrency(properties.getConcurrency())
           .lease(properties.getLease())
           .shutdownTimeout(properties.getShutdownTimeout())
+          .keepLeaseWhileRunning(properties.isKeepLeaseWhileRunning())
           .backoff(new Backoff(b.getInitial(), b.getMax(), b.getMultiplier(), b.getJitter()))
           .build();
     } catch (InvalidRequestException | NullPointerException e) {
       throw new IllegalStateException("delayq.listener.* holds a value delayq refuses: " + e.getMessage(), e);
     }
-  }
-
-  /**
-   * The bean's type as declared, so that a generic bean made by {@code @Bean Listener<Order>
-   * orders()} resolves its type variables; its class when the declaration says less.
-   */
-  private ResolvableType declaredType(String beanName, Class<?> targetType) {
-    try {
-      ResolvableType declared = beanFactory.getMergedBeanDefinition(beanName).getResolvableType();
-      if (declared.hasGenerics() && declared.resolve() == targetType) {
-        return declared;
-      }
-    } catch (RuntimeException e) {
-      log.debug("no declared type for bean '{}'", beanName, e);
-    }
-    return ResolvableType.forClass(targetType);
-  }
-
-  static String describe(Class<?> type, Method method, String beanName) {
-    String parameters = Arrays.stream(method.getGenericParameterTypes())
-        .map(t -> ListenerSignature.shorten(t.getTypeName()))
-        .collect(Collectors.joining(", "));
-    return type.getSimpleName() + "." + method.getName() + "(" + parameters + ") of bean '" + beanName + "'";
   }
 }

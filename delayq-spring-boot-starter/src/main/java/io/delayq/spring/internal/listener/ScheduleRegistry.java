@@ -28,8 +28,8 @@ import org.springframework.context.SmartLifecycle;
  * The schedules this application declares ({@code @DelayqScheduled} methods and {@code
  * delayq.schedules.<name>.*}), and their part in the context's lifecycle. Started before the
  * forwarders and listeners: routes each queue's occurrences to their methods (through the
- * queue's listener container, or a container of its own on a queue without a listener), then
- * stores every schedule in Redis. Stopping does nothing: a schedule lives in Redis, and fires as
+ * queue's listener container, or a container of its own on a queue without a listener; either
+ * keeps leases while methods run), then stores every schedule in Redis. Stopping does nothing: a schedule lives in Redis, and fires as
  * long as any instance works its queue.
  */
 public final class ScheduleRegistry implements SmartLifecycle {
@@ -127,18 +127,26 @@ public final class ScheduleRegistry implements SmartLifecycle {
       if (methods.isEmpty()) {
         return;
       }
+      String sources = byName.values().stream().filter(d -> d.handler() != null).map(Declared::source)
+          .collect(Collectors.joining(", "));
       Optional<ListenerContainer> listener = listeners.get().onQueue(queue);
       if (listener.isPresent()) {
-        listener.get().route(own -> new OccurrenceRouter(queue, methods, own));
+        if (!listener.get().autoStartup()) {
+          throw ListenerDefinitionException.withAction(sources, "the workers of queue '" + queue + "' are those of"
+              + " @DelayqListener " + listener.get().listener() + ", which does not start with the application (its autoStartup, or"
+              + " delayq.listener.auto-startup, is false), so the occurrences would wait until someone starts it",
+              "Let that listener start with the application, or give the @DelayqScheduled method(s) a queue of"
+              + " their own");
+        }
+        listener.get().routeOccurrences(methods);
         return;
       }
       WorkerOptions options = ListenerMethodProcessor.defaults(listenerProperties).toBuilder()
           .nonRetryable(PayloadConversionException.class)
+          .keepLeaseWhileRunning(true)
           .build();
-      String sources = byName.values().stream().filter(d -> d.handler() != null).map(Declared::source)
-          .collect(Collectors.joining(", "));
       listeners.get().register(new ListenerContainer(CONTAINER_PREFIX + queue, queue, sources, delayq,
-          new OccurrenceRouter(queue, methods, null), options, true, virtualThreads));
+          new OccurrenceRouter(queue, methods, null, options.nonRetryable()), options, true, virtualThreads));
     });
   }
 

@@ -12,25 +12,13 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.time.ZoneId;
-import java.util.Comparator;
-import java.util.Map;
 import java.util.Set;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.aop.framework.autoproxy.AutoProxyUtils;
-import org.springframework.aop.scope.ScopedProxyUtils;
-import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.core.MethodIntrospector;
-import org.springframework.core.ResolvableType;
-import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.env.Environment;
-import org.springframework.util.ReflectionUtils;
 
 /**
  * Finds the {@code @DelayqScheduled} methods of the application's singletons once they all exist,
@@ -39,8 +27,6 @@ import org.springframework.util.ReflectionUtils;
  * refresh naming the bean, the method and the attribute; nothing is stored in Redis by then.
  */
 public final class ScheduledMethodProcessor implements SmartInitializingSingleton, BeanFactoryAware {
-  private static final Logger log = LoggerFactory.getLogger(ScheduledMethodProcessor.class);
-
   private final ScheduleRegistry registry;
   private final PayloadConverter converter;
   private final Environment environment;
@@ -62,61 +48,31 @@ public final class ScheduledMethodProcessor implements SmartInitializingSingleto
 
   @Override
   public void afterSingletonsInstantiated() {
-    for (String beanName : beanFactory.getBeanNamesForType(Object.class, true, false)) {
-      if (ScopedProxyUtils.isScopedTarget(beanName)) {
-        continue;
-      }
-      Class<?> type;
-      try {
-        type = AutoProxyUtils.determineTargetClass(beanFactory, beanName);
-      } catch (RuntimeException e) {
-        log.debug("could not tell the type of bean '{}'; not looking for @DelayqScheduled methods on it", beanName, e);
-        continue;
-      }
-      if (type != null && AnnotationUtils.isCandidateClass(type, DelayqScheduled.class)) {
-        process(beanName, type);
-      }
-    }
+    AnnotatedBeans.forEach(beanFactory, DelayqScheduled.class, ScheduledMethodProcessor::subject,
+        "a scheduled method", found -> found.methods().forEach((method, annotation) ->
+            declare(found, method, annotation)));
   }
 
-  private void process(String beanName, Class<?> targetType) {
-    Map<Method, DelayqScheduled> methods = MethodIntrospector.selectMethods(targetType,
-        (MethodIntrospector.MetadataLookup<DelayqScheduled>) m -> AnnotatedElementUtils.findMergedAnnotation(m,
-            DelayqScheduled.class));
-    if (methods.isEmpty()) {
-      return;
-    }
-    String scopedTarget = ScopedProxyUtils.getTargetBeanName(beanName);
-    boolean scopedProxy = beanFactory.containsBeanDefinition(scopedTarget) && !beanFactory.isSingleton(scopedTarget);
-    if (!beanFactory.isSingleton(beanName) || scopedProxy) {
-      Method first = methods.keySet().iterator().next();
-      throw new ListenerDefinitionException(subject(targetType, first, beanName), "the bean is not a singleton; a"
-          + " scheduled method runs on one instance for the application's life, so declare the bean as a singleton");
-    }
-    Object bean = beanFactory.getBean(beanName);
-    methods.entrySet().stream()
-        .sorted(Comparator.comparing((Map.Entry<Method, DelayqScheduled> e) -> e.getKey().toGenericString()))
-        .forEach(e -> declare(beanName, bean, targetType, e.getKey(), e.getValue()));
+  private static String subject(String method) {
+    return "@DelayqScheduled " + method;
   }
 
-  private static String subject(Class<?> type, Method method, String beanName) {
-    return "@DelayqScheduled " + ListenerMethodProcessor.describe(type, method, beanName);
-  }
-
-  private void declare(String beanName, Object bean, Class<?> targetType, Method method, DelayqScheduled annotation) {
-    String subject = subject(targetType, method, beanName);
-    ListenerSignature signature = ListenerSignature.of(method, ResolvableType.forClass(targetType), subject);
+  private void declare(AnnotatedBeans.Found<DelayqScheduled> found, Method method, DelayqScheduled annotation) {
+    String subject = subject(found.describe(method));
+    ListenerSignature signature = ListenerSignature.of(method, found.beanType(), subject);
     Type payloadType = signature.payloadType();
-    if (payloadType != null && !converter.canRead(payloadType)) {
-      throw ListenerDefinitionException.signature(subject, "the application's PayloadConverter ("
-          + converter.getClass().getName() + ") cannot read a payload as " + payloadType.getTypeName()
-          + "; add a JSON mapper, declare a PayloadConverter bean that reads it, or take String or byte[]");
-    }
+    AnnotatedBeans.checkReadable(converter, payloadType, subject);
 
     ListenerAttributes attributes = new ListenerAttributes(environment, beanFactory, subject);
-    String queue = attributes.text("queue", annotation.queue(), defaultQueue);
+    String named = attributes.text("queue", annotation.queue(), null);
+    if (named == null && !annotation.queue().isEmpty()) {
+      // why: as for @DelayqListener; a variable set but empty must not move the schedule elsewhere
+      throw attributes.problem("queue", annotation.queue(), "resolves to nothing; give a queue, or leave the"
+          + " attribute out for delayq.schedules.default-queue ('" + defaultQueue + "')");
+    }
+    String queue = named == null ? defaultQueue : named;
     attributes.check("queue", annotation.queue(), queue, Rules::checkQueueName);
-    String name = attributes.text("name", annotation.name(), beanName + "." + method.getName());
+    String name = attributes.text("name", annotation.name(), found.beanName() + "." + method.getName());
     attributes.check("name", annotation.name().isEmpty() ? name : annotation.name(), name, Schedule::checkName);
 
     String cron = attributes.text("cron", annotation.cron(), null);
@@ -167,14 +123,8 @@ public final class ScheduledMethodProcessor implements SmartInitializingSingleto
       checkPayload(attributes, annotation, schedule, payloadType);
     }
 
-    Method invocable;
-    try {
-      invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
-    } catch (IllegalStateException e) {
-      throw ListenerDefinitionException.signature(subject, e.getMessage());
-    }
-    ReflectionUtils.makeAccessible(invocable);
-    ListenerHandler handler = new ListenerHandler(bean, invocable, signature, converter, 0,
+    Method invocable = AnnotatedBeans.invocable(method, found.bean(), subject);
+    ListenerHandler handler = new ListenerHandler(found.bean(), invocable, signature, converter, 0,
         Set.of(PayloadConversionException.class));
     registry.declare(queue, schedule, subject, handler);
   }
