@@ -169,6 +169,17 @@ final class ScheduleEngine implements Schedules {
     }
   }
 
+  /** {@link #occurrenceId} as a script argument, or the empty one for "no occurrence" (-1). */
+  private byte[] occurrenceIdOrNone(String name, long dueMillis) {
+    return Keys.bytes(dueMillis < 0 ? "" : occurrenceId(name, dueMillis));
+  }
+
+  /** The job record of an occurrence created now: the schedule's payload and attempts, never KEEP. */
+  private static byte[] occurrenceRecord(Schedule schedule, long nowMillis) {
+    return new JobRecord(schedule.maxAttempts(), nowMillis, false, schedule.payload(), schedule.payloadIsJson())
+        .encode();
+  }
+
   private Stored read(String name) {
     int p = partitionOf(name);
     List<Object> r = queue.await(
@@ -255,8 +266,7 @@ final class ScheduleEngine implements Schedules {
       }
       long following = first < 0 ? -1 : recurrence.nextAfter(first);
       String pendingId = first < 0 ? "" : sameTiming && first == old.pendingDue() ? old.pending() : occurrenceId(name, first);
-      byte[] record = new JobRecord(schedule.maxAttempts(), now, false, schedule.payload(), schedule.payloadIsJson())
-          .encode();
+      byte[] record = occurrenceRecord(schedule, now);
       Misfire misfire = schedule.misfire();
       List<Object> r = queue.await(
           queue.<List<Object>>runWithKey(
@@ -270,7 +280,7 @@ final class ScheduleEngine implements Schedules {
               Keys.bytes(pendingId),
               QueueContext.number(Math.max(first, 0)),
               record,
-              Keys.bytes(following < 0 ? "" : occurrenceId(name, following)),
+              occurrenceIdOrNone(name, following),
               QueueContext.number(Math.max(following, 0)),
               QueueContext.number(misfire.grace().toMillis()),
               Keys.bytes(policyCode(misfire.policy())),
@@ -637,13 +647,12 @@ final class ScheduleEngine implements Schedules {
         passed = recurrence.countBetween(candidate, target, MAX_COUNTED);
       }
       long following = target < 0 ? -1 : recurrence.nextAfter(target);
-      byte[] record = new JobRecord(schedule.maxAttempts(), now, false, schedule.payload(), schedule.payloadIsJson())
-          .encode();
+      byte[] record = occurrenceRecord(schedule, now);
       long applied = tendScript(p, name, s, "j",
-          Keys.bytes(target < 0 ? "" : occurrenceId(name, target)),
+          occurrenceIdOrNone(name, target),
           QueueContext.number(Math.max(target, 0)),
           record,
-          Keys.bytes(following < 0 ? "" : occurrenceId(name, following)),
+          occurrenceIdOrNone(name, following),
           QueueContext.number(Math.max(following, 0)),
           QueueContext.number(passed));
       if (applied == 1L) {
