@@ -331,6 +331,15 @@ public final class ScheduleCommand {
     }
   }
 
+  /** The commands that act on one schedule: {@code <queue> <name>}, then their own options. */
+  abstract static class OneScheduleCommand extends BackendCommand {
+    @Parameters(index = "0", paramLabel = "QUEUE", description = "The queue.")
+    String queue;
+
+    @Parameters(index = "1", paramLabel = "NAME", description = "The schedule.")
+    String name;
+  }
+
   /** {@code delayq schedule rm <queue> <name>}. */
   @Command(
       name = "rm",
@@ -341,13 +350,7 @@ public final class ScheduleCommand {
         "Exit code 3 when there is no such schedule or queue."
       },
       footer = {"", "Examples:", "  delayq schedule rm reports daily-digest"})
-  public static final class RemoveSchedule extends BackendCommand {
-    @Parameters(index = "0", paramLabel = "QUEUE", description = "The queue.")
-    String queue;
-
-    @Parameters(index = "1", paramLabel = "NAME", description = "The schedule.")
-    String name;
-
+  public static final class RemoveSchedule extends OneScheduleCommand {
     @Override
     int run(Backend backend) {
       backend.removeSchedule(queue, name);
@@ -365,13 +368,7 @@ public final class ScheduleCommand {
         "`delayq schedule resume` starts it again. Exit code 3 when there is no such schedule or queue."
       },
       footer = {"", "Examples:", "  delayq schedule pause reports daily-digest"})
-  public static final class PauseSchedule extends BackendCommand {
-    @Parameters(index = "0", paramLabel = "QUEUE", description = "The queue.")
-    String queue;
-
-    @Parameters(index = "1", paramLabel = "NAME", description = "The schedule.")
-    String name;
-
+  public static final class PauseSchedule extends OneScheduleCommand {
     @Override
     int run(Backend backend) {
       backend.pauseSchedule(queue, name);
@@ -390,13 +387,7 @@ public final class ScheduleCommand {
         "Exit code 3 when there is no such schedule or queue."
       },
       footer = {"", "Examples:", "  delayq schedule resume reports daily-digest"})
-  public static final class ResumeSchedule extends BackendCommand {
-    @Parameters(index = "0", paramLabel = "QUEUE", description = "The queue.")
-    String queue;
-
-    @Parameters(index = "1", paramLabel = "NAME", description = "The schedule.")
-    String name;
-
+  public static final class ResumeSchedule extends OneScheduleCommand {
     @Override
     int run(Backend backend) {
       ScheduleInfo info = backend.resumeSchedule(queue, name);
@@ -416,13 +407,7 @@ public final class ScheduleCommand {
       },
       footer = {"", "Examples:", "  delayq schedule run-now reports daily-digest",
         "  delayq get reports \"$(delayq schedule run-now reports daily-digest -q)\""})
-  public static final class RunNow extends BackendCommand {
-    @Parameters(index = "0", paramLabel = "QUEUE", description = "The queue.")
-    String queue;
-
-    @Parameters(index = "1", paramLabel = "NAME", description = "The schedule.")
-    String name;
-
+  public static final class RunNow extends OneScheduleCommand {
     @Option(names = {"-q", "--quiet"}, description = "Print only the job's id.")
     boolean quiet;
 
