@@ -210,6 +210,28 @@ public final class DelayqClient implements AutoCloseable {
     return ServerProbe.probe(this, Ticker.SYSTEM);
   }
 
+  /** The worker processes alive now, from the heartbeats in Redis. */
+  public List<io.delayq.WorkerProcess> workerProcesses() {
+    checkOpen("workerProcesses()");
+    throw new UnsupportedOperationException("not yet");
+  }
+
+  public String processId() {
+    throw new UnsupportedOperationException("not yet");
+  }
+
+  public List<io.delayq.HistoryBucket> historyByMinute(int minutes) {
+    throw new UnsupportedOperationException("not yet");
+  }
+
+  public List<io.delayq.HistoryBucket> historyByHour(int hours) {
+    throw new UnsupportedOperationException("not yet");
+  }
+
+  public List<io.delayq.RedisNode> redisNodes() {
+    throw new UnsupportedOperationException("not yet");
+  }
+
   /** Queues with a worker pool of this client that is not closed. */
   public Set<String> workerQueues() {
     Set<String> names = new TreeSet<>();
