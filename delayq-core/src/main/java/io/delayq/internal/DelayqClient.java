@@ -276,8 +276,10 @@ public final class DelayqClient implements AutoCloseable {
     return history;
   }
 
+  /** What each master (and each cluster replica) says about itself. */
   public List<io.delayq.RedisNode> redisNodes() {
-    throw new UnsupportedOperationException("not yet");
+    checkOpen("redisNodes()");
+    return ServerProbe.nodes(this, Ticker.SYSTEM);
   }
 
   /** Queues with a worker pool of this client that is not closed. */
