@@ -1,5 +1,7 @@
 package io.delayq.internal;
 
+import io.delayq.JobState;
+
 /**
  * Fencing tokens. Each claim script call on a partition takes a fresh claim number (see
  * {@code lua/_lease.lua}); the token of the n-th job it leased (from 0) is the claim number times
@@ -61,6 +63,23 @@ final class FencingTokens {
     }
   }
 
+  /**
+   * The delivery that holds a job in {@code state}, from the leases hash value a script read with
+   * it ({@code stored_lease} in {@code lua/_lease.lua}; null or empty when there was none): {@link
+   * StoredLease#NONE} unless the job is active or expired and the value is a lease. How {@code
+   * JobQueue.get} and {@code QueueAdmin.listJobs} both fill {@code JobInfo}.
+   */
+  static StoredLease holding(JobState state, Object storedValue) {
+    if ((state != JobState.ACTIVE && state != JobState.EXPIRED) || storedValue == null) {
+      return StoredLease.NONE;
+    }
+    StoredLease lease = parseLease(QueueContext.text(storedValue));
+    return lease == null ? StoredLease.NONE : lease;
+  }
+
   /** A delivery's token and the process id of its claimer, as read back from Redis. */
-  record StoredLease(long token, String holder) {}
+  record StoredLease(long token, String holder) {
+    /** No delivery holds the job. */
+    static final StoredLease NONE = new StoredLease(0, null);
+  }
 }

@@ -30,6 +30,9 @@ final class JobListing {
   /** Record bytes one partition sends per page at least, however many partitions share the page. */
   static final int MIN_PARTITION_BYTES = 64 * 1024;
 
+  /** Values per job in a {@code list-jobs.lua} reply. */
+  private static final int FIELDS = 7;
+
   private static final Comparator<Entry> ORDER =
       Comparator.comparingDouble(Entry::score).thenComparing(Entry::member, Arrays::compareUnsigned);
 
@@ -44,7 +47,7 @@ final class JobListing {
    * (with {@code deferredSize}) when it was too large to send before it was known to make the page.
    */
   private record Entry(int partition, byte[] member, double score, long time, int attempts, byte[] record,
-      long deferredSize, String error) {}
+      long deferredSize, String error, byte[] lease) {}
 
   /** One partition's answer: its next entries in order, and whether it holds more after them. */
   private record Batch(List<Entry> entries, boolean more) {}
@@ -110,7 +113,7 @@ final class JobListing {
           break;
         }
         entry = new Entry(entry.partition(), entry.member(), entry.score(), entry.time(), entry.attempts(),
-            fetch(entry), 0, entry.error());
+            fetch(entry), 0, entry.error(), entry.lease());
       }
       if (entry.record().length > 0) {
         JobInfo job = job(filter, entry);
@@ -131,8 +134,8 @@ final class JobListing {
   }
 
   private static Batch batch(int partition, List<Object> reply) {
-    List<Entry> entries = new ArrayList<>((reply.size() - 1) / 6);
-    for (int i = 1; i + 5 < reply.size(); i += 6) {
+    List<Entry> entries = new ArrayList<>((reply.size() - 1) / FIELDS);
+    for (int i = 1; i + FIELDS - 1 < reply.size(); i += FIELDS) {
       Object record = reply.get(i + 4);
       entries.add(
           new Entry(
@@ -143,7 +146,8 @@ final class JobListing {
               ((Long) reply.get(i + 3)).intValue(),
               record instanceof Long ? null : (byte[]) record,
               record instanceof Long size ? size : 0,
-              QueueContext.text(reply.get(i + 5))));
+              QueueContext.text(reply.get(i + 5)),
+              (byte[]) reply.get(i + 6)));
     }
     return new Batch(entries, (Long) reply.get(0) == 1L && !entries.isEmpty());
   }
@@ -160,29 +164,22 @@ final class JobListing {
     int maxAttempts;
     Instant created;
     byte[] payload;
+    boolean json;
     try {
       JobRecord record = JobRecord.decode(entry.record());
       maxAttempts = record.maxAttempts();
       created = Instant.ofEpochMilli(record.createdMillis());
       payload = record.payload();
+      json = record.json();
     } catch (IllegalStateException e) {
       // why: a record nobody can decode is what an operator looking through a queue needs to see
       maxAttempts = 1;
       created = null;
       payload = entry.record();
+      json = false;
     }
-    boolean held = state == JobState.ACTIVE || state == JobState.EXPIRED;
-    return new JobInfo(
-        new String(entry.member(), StandardCharsets.UTF_8),
-        state,
-        state == JobState.SCHEDULED ? time : null,
-        held ? time : null,
-        state == JobState.DEAD ? time : null,
-        entry.attempts(),
-        maxAttempts,
-        created,
-        payload,
-        entry.error().isEmpty() ? null : entry.error());
+    return JobLookup.info(new String(entry.member(), StandardCharsets.UTF_8), state, time, entry.attempts(),
+        maxAttempts, created, payload, entry.error().isEmpty() ? null : entry.error(), json, entry.lease());
   }
 
   private static String code(JobFilter filter) {

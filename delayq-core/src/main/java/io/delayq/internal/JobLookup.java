@@ -33,24 +33,34 @@ final class JobLookup {
           case "x" -> JobState.EXPIRED;
           default -> JobState.DEAD;
         };
-    boolean held = state == JobState.ACTIVE || state == JobState.EXPIRED;
-    FencingTokens.StoredLease lease =
-        held && reply.size() > 5 && reply.get(5) != null ? FencingTokens.parseLease(QueueContext.text(reply.get(5))) : null;
     return Optional.of(
-        new JobInfo(
-            id,
-            state,
-            state == JobState.SCHEDULED ? at : null,
-            held ? at : null,
-            state == JobState.DEAD ? at : null,
-            attempts,
-            record.maxAttempts(),
-            Instant.ofEpochMilli(record.createdMillis()),
-            record.payload(),
-            error,
-            record.json(),
-            lease == null ? 0 : lease.token(),
-            lease == null ? null : lease.holder()));
+        info(id, state, at, attempts, record.maxAttempts(), Instant.ofEpochMilli(record.createdMillis()),
+            record.payload(), error, record.json(), reply.size() > 5 ? reply.get(5) : null));
+  }
+
+  /**
+   * A job as {@code get} shows it, and {@code listJobs} too: {@code time} is its due time, lease
+   * deadline or burial time as its state says; {@code leaseValue} the leases hash value the script
+   * read with it (see {@link FencingTokens#holding}).
+   */
+  static JobInfo info(String id, JobState state, Instant time, int attempts, int maxAttempts, Instant created,
+      byte[] payload, String error, boolean json, Object leaseValue) {
+    FencingTokens.StoredLease lease = FencingTokens.holding(state, leaseValue);
+    boolean held = state == JobState.ACTIVE || state == JobState.EXPIRED;
+    return new JobInfo(
+        id,
+        state,
+        state == JobState.SCHEDULED ? time : null,
+        held ? time : null,
+        state == JobState.DEAD ? time : null,
+        attempts,
+        maxAttempts,
+        created,
+        payload,
+        error,
+        json,
+        lease.token(),
+        lease.holder());
   }
 
   boolean cancel(String id) {

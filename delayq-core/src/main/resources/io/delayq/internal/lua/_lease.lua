@@ -41,6 +41,20 @@ end
 -- and the process id of the client that claimed it, for JobInfo. Values without the tail were
 -- written before 0.4.0 and are read the same.
 
+-- The longest leases hash value read back for JobInfo: a claim writes at most 38 bytes (16 digits,
+-- 'k', '@', 3 digits, '@', 16 hex digits); a longer one is another program's, not sent.
+local MAX_LEASE_VALUE = 128
+
+-- The leases hash value of `id` as JobInfo reads it (inspect and list-jobs alike): false when
+-- absent or longer than any claim writes, so a listing's replies stay within its byte budget.
+local function stored_lease(id)
+  local size = redis.call('HSTRLEN', LEASES, id)
+  if size == 0 or size > MAX_LEASE_VALUE then
+    return false
+  end
+  return redis.call('HGET', LEASES, id)
+end
+
 -- True when `stored` (a leases hash value, or false) is the lease of the claim numbered `claim` (text).
 local function is_holder(stored, claim)
   if not stored then

@@ -6,7 +6,7 @@
 -- Returns {state, time, attempts, record, lastError or false[, lease]} with state
 -- 's' scheduled (time: due ms), 'a' active (time: lease deadline ms), 'x' expired (an active lease
 -- that ended and is not yet recovered; time: its deadline), 'd' dead (time: burial ms); or {}.
--- lease, for 'a' and 'x' only: the leases hash value (see _lease.lua), or false when absent.
+-- lease, for 'a' and 'x' only: the leases hash value (see _lease.lua: stored_lease), or false.
 -- @include keys
 -- @include clock
 -- @include lease
@@ -20,7 +20,7 @@ local score = redis.call('ZSCORE', ACTIVE, id)
 if score then
   local now_ms = math.floor(redis_now_us() / 1000)
   local state = lease_deadline(score) > now_ms and 'a' or 'x'
-  return {state, lease_deadline(score), lease_attempt(score), record, error, redis.call('HGET', LEASES, id)}
+  return {state, lease_deadline(score), lease_attempt(score), record, error, stored_lease(id)}
 end
 local attempts = tonumber(redis.call('HGET', ATTEMPTS, id)) or 0
 score = redis.call('ZSCORE', SCHEDULED, id)

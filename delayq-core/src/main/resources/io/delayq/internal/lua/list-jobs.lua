@@ -11,7 +11,9 @@
 --
 -- Returns {more, id1, score1 (as Redis formats it), time1 ms (due, lease deadline or burial),
 -- attempts1, record1 ('' when missing; its size, as a number, when it alone is over the budget),
--- lastError1 ('' when none), id2, ...}; more is 1 when the listing holds jobs after the last one returned.
+-- lastError1 ('' when none), lease1, id2, ...}; more is 1 when the listing holds jobs after the last
+-- one returned. lease: for 'a' and 'x', the leases hash value as inspect gives it (see _lease.lua:
+-- stored_lease), '' when there is none; '' for the other listings.
 -- @include keys
 -- @include clock
 -- @include lease
@@ -104,6 +106,9 @@ for i = 1, #members, 2 do
   out[#out + 1] = attempts
   out[#out + 1] = record
   out[#out + 1] = redis.call('HGET', ERRORS, id) or ''
+  -- why: sent with the job, so a dashboard sees each job's holder without a call per job; at most
+  -- MAX_LEASE_VALUE bytes each, outside the record budget
+  out[#out + 1] = held and stored_lease(id) or ''
 end
 if start + taken < last then
   out[1] = 1
