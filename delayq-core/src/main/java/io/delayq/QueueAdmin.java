@@ -61,9 +61,10 @@ public interface QueueAdmin {
 
   /**
    * One page of the queue's jobs of one kind, in the order {@link JobFilter} gives, merged over
-   * the partitions. Each job is as {@link JobQueue#get} shows it, payload included; a page holds
-   * at most {@code limit} jobs and at most about 1 MiB of payloads (always at least one job while
-   * any remain). Pass the page's {@link Page#nextCursor()} to get the next one.
+   * the partitions. Each job is as {@link JobQueue#get} shows it, payload, fencing token and holder
+   * included; a page holds at most {@code limit} jobs and at most about 1 MiB of payloads (always
+   * at least one job while any remain). Pass the page's {@link Page#nextCursor()} to get the next
+   * one.
    *
    * <p>Reads only, and bounded: each partition is asked for at most {@code limit} jobs per call,
    * found in O(log N). A listing is not a snapshot: jobs that move while it is paged may appear on
