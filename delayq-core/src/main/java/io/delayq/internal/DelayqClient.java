@@ -48,6 +48,11 @@ public final class DelayqClient implements AutoCloseable {
 
   private final ClientSettings settings;
   private final Telemetry telemetry;
+  private final ProcessIdentity identity = ProcessIdentity.create();
+  private final byte[] processIdBytes = Keys.bytes(identity.id());
+  private final RedisClock redisClock = new RedisClock(System::currentTimeMillis);
+  private final Heartbeat heartbeat;
+  private final HistoryRecorder history;
   private final String displayUri;
   private final ClientResources resources;
   private final RedisConnector connector;
@@ -74,6 +79,8 @@ public final class DelayqClient implements AutoCloseable {
   public DelayqClient(ClientSettings settings, Telemetry telemetry) {
     this.settings = settings;
     this.telemetry = telemetry;
+    this.heartbeat = new Heartbeat(this, identity, settings.heartbeatInterval(), redisClock);
+    this.history = new HistoryRecorder(this, redisClock, settings.historyFlushInterval(), settings.history());
     List<RedisURI> uris = RedisUrls.parse(settings.redisUrl());
     this.displayUri = RedisUrls.redact(uris);
     this.resources =
@@ -131,6 +138,7 @@ public final class DelayqClient implements AutoCloseable {
             channel -> commands.publish(channel, Keys.bytes("probe")).toCompletableFuture());
     checkEvictionPolicy();
     openWorkerConnection();
+    redisClock.refresh(commands.time().toCompletableFuture(), redisClock.wallMillis());
   }
 
   private void checkEvictionPolicy() {
@@ -208,6 +216,70 @@ public final class DelayqClient implements AutoCloseable {
   public List<RedisStatus> redisStatus() {
     checkOpen("redisStatus()");
     return ServerProbe.probe(this, Ticker.SYSTEM);
+  }
+
+  /** The worker processes alive now, from the heartbeats in Redis. */
+  public List<io.delayq.WorkerProcess> workerProcesses() {
+    checkOpen("workerProcesses()");
+    return Heartbeat.list(this);
+  }
+
+  /** What this client works on now, per queue, for its heartbeat. */
+  List<io.delayq.WorkerProcess.QueueWork> queueWork() {
+    List<io.delayq.WorkerProcess.QueueWork> work = new ArrayList<>();
+    for (WorkerPool pool : pools) {
+      work.add(pool.work());
+    }
+    for (ListForwarder forwarder : forwarders) {
+      work.add(forwarder.work());
+    }
+    return Heartbeat.summarize(work);
+  }
+
+  Heartbeat heartbeat() {
+    return heartbeat;
+  }
+
+  RedisClock redisClock() {
+    return redisClock;
+  }
+
+  /** This client's identity, made when it was built; see {@link ProcessIdentity}. */
+  public String processId() {
+    return identity.id();
+  }
+
+  /** The process id as a script argument. */
+  byte[] processIdBytes() {
+    return processIdBytes;
+  }
+
+  ProcessIdentity identity() {
+    return identity;
+  }
+
+  /** All queues' history by minute. */
+  public List<io.delayq.HistoryBucket> historyByMinute(int minutes) {
+    HistoryFields.checkMinutes(minutes);
+    checkOpen("historyByMinute()");
+    return HistoryRecorder.read(this, minutes, HistoryFields.MINUTE, Keys::allHistoryMinute);
+  }
+
+  /** All queues' history by hour. */
+  public List<io.delayq.HistoryBucket> historyByHour(int hours) {
+    HistoryFields.checkHours(hours);
+    checkOpen("historyByHour()");
+    return HistoryRecorder.read(this, hours, HistoryFields.HOUR, Keys::allHistoryHour);
+  }
+
+  HistoryRecorder history() {
+    return history;
+  }
+
+  /** What each master (and each cluster replica) says about itself. */
+  public List<io.delayq.RedisNode> redisNodes() {
+    checkOpen("redisNodes()");
+    return ServerProbe.nodes(this, Ticker.SYSTEM);
   }
 
   /** Queues with a worker pool of this client that is not closed. */
@@ -350,18 +422,24 @@ public final class DelayqClient implements AutoCloseable {
 
   void register(WorkerPool pool) {
     pools.add(pool);
+    heartbeat.workStarted();
   }
 
   void unregister(WorkerPool pool) {
-    pools.remove(pool);
+    if (pools.remove(pool)) {
+      heartbeat.workStopped();
+    }
   }
 
   void register(ListForwarder forwarder) {
     forwarders.add(forwarder);
+    heartbeat.workStarted();
   }
 
   void unregister(ListForwarder forwarder) {
-    forwarders.remove(forwarder);
+    if (forwarders.remove(forwarder)) {
+      heartbeat.workStopped();
+    }
   }
 
   public boolean isClosed() {
@@ -406,6 +484,10 @@ public final class DelayqClient implements AutoCloseable {
         break;
       }
     }
+    // why: before the connections close; a handler still running past its timeout keeps its lease
+    // but the process no longer counts as a live worker
+    heartbeat.close();
+    history.close();
     closed.set(true);
     telemetry.close();
     CompletableFuture<?>[] draining = open.stream().map(WorkerPool::finished).toArray(CompletableFuture[]::new);

@@ -125,6 +125,11 @@ final class ListForwarder implements Forwarder {
     return "redis-list:" + options.list() + " (" + mode + ", " + options.format().name().toLowerCase() + ")";
   }
 
+  /** What the heartbeat reports for this forwarder: one loop, and the jobs it holds while pushing them. */
+  io.delayq.WorkerProcess.QueueWork work() {
+    return new io.delayq.WorkerProcess.QueueWork(queue.name, 1, inFlight.get());
+  }
+
   /** Whether partition {@code p} is moved by the atomic script; for tests. */
   boolean isAtomic(int p) {
     return atomic[p];
@@ -285,8 +290,11 @@ final class ListForwarder implements Forwarder {
       }
     }
     QueueMeters meters = queue.meters();
-    meters.leasesExpired(((Long) reply.get(5)).intValue());
-    meters.dead(((Long) reply.get(6)).intValue());
+    int recovered = ((Long) reply.get(5)).intValue();
+    int buried = ((Long) reply.get(6)).intValue();
+    meters.leasesExpired(recovered);
+    meters.redelivered(recovered - buried);
+    meters.dead(buried);
     if (moved > 0) {
       forwarded.addAndGet(moved);
       meters.acked((int) moved);

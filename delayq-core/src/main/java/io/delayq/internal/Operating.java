@@ -259,4 +259,20 @@ final class Operating implements QueueAdmin {
     }
     queue.await(client.async().hset(key, FORWARD_FIELD, bytes).toCompletableFuture(), null);
   }
+
+  @Override
+  public List<io.delayq.HistoryBucket> historyByMinute(int minutes) {
+    HistoryFields.checkMinutes(minutes);
+    queue.checkOpen("historyByMinute");
+    String name = queue.name;
+    return HistoryRecorder.read(client, minutes, HistoryFields.MINUTE, m -> Keys.historyMinute(name, m));
+  }
+
+  @Override
+  public List<io.delayq.HistoryBucket> historyByHour(int hours) {
+    HistoryFields.checkHours(hours);
+    queue.checkOpen("historyByHour");
+    String name = queue.name;
+    return HistoryRecorder.read(client, hours, HistoryFields.HOUR, h -> Keys.historyHour(name, h));
+  }
 }
