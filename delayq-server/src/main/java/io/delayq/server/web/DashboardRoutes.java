@@ -16,6 +16,9 @@ public final class DashboardRoutes {
     AuthPages auth = new AuthPages(dashboard);
     Assets assets = dashboard.assets();
     QueuePages queues = new QueuePages(delayq);
+    JobPages jobs = new JobPages(delayq);
+    DeadBulk bulk = new DeadBulk(delayq);
+    FindPage find = new FindPage(delayq);
     return List.of(
         // sessions and static files
         open("/login",                                    auth::form),
@@ -28,8 +31,22 @@ public final class DashboardRoutes {
                 request.pathParam("path"))),
         // queues
         page("/",                                         queues::list),
+        page("/queues/{queue}",                           jobs::queue),
         action("/queues/{queue}/pause",                   queues::pause),
-        action("/queues/{queue}/resume",                  queues::resume));
+        action("/queues/{queue}/resume",                  queues::resume),
+        // jobs
+        page("/queues/{queue}/jobs/{id}",                 jobs::job),
+        page("/queues/{queue}/jobs/{id}/payload",         jobs::payload),
+        page("/find",                                     find::find),
+        action("/queues/{queue}/jobs/{id}/cancel",        jobs::cancel),
+        action("/queues/{queue}/jobs/{id}/reschedule",    jobs::reschedule),
+        action("/queues/{queue}/jobs/{id}/run-now",       jobs::runNow),
+        action("/queues/{queue}/dead/{id}/requeue",       jobs::requeue),
+        action("/queues/{queue}/dead/{id}/delete",        jobs::deleteDead),
+        // dead jobs in bulk; count only reads, but it is a POST of the filter form like the two it leads to
+        action("/queues/{queue}/dead/count",              bulk::count),
+        action("/queues/{queue}/dead/requeue-matching",   bulk::requeueMatching),
+        action("/queues/{queue}/dead/delete-matching",    bulk::deleteMatching));
   }
 
   /** A GET page or fragment; needs a session when the server has a token. */
