@@ -52,10 +52,10 @@ public record RedisNodeView(
         node.mayEvict(),
         node.aofEnabled() ? "AOF on" : "AOF off",
         node.rdbSaveConfig() == null ? "—" : node.rdbSaveConfig().isBlank() ? "off" : node.rdbSaveConfig(),
-        Formats.utc(node.lastSave()),
-        Formats.ago(node.lastSave(), now),
+        Display.utc(node.lastSave()),
+        Display.ago(node.lastSave(), now),
         node.connectedClients() < 0 ? "—" : Long.toString(node.connectedClients()),
-        Formats.span(node.uptime()),
+        Display.span(node.uptime()),
         node.roundTrip() == null ? "—"
             : String.format(Locale.ROOT, "%.1f ms", node.roundTrip().toNanos() / 1_000_000.0),
         node.slotRanges());
@@ -71,12 +71,12 @@ public record RedisNodeView(
       return "—";
     }
     if (max == 0) {
-      return Formats.bytes(used) + " (no limit)";
+      return Display.bytes(used) + " (no limit)";
     }
     if (max < 0) {
-      return Formats.bytes(used) + " (limit unknown)";
+      return Display.bytes(used) + " (limit unknown)";
     }
-    return Formats.bytes(used) + " of " + Formats.bytes(max)
+    return Display.bytes(used) + " of " + Display.bytes(max)
         + String.format(Locale.ROOT, " (%.1f%%)", 100.0 * used / max);
   }
 

@@ -51,7 +51,7 @@ public record ScheduleRow(
    */
   public record Occurrence(String local, String utc, String iso) {
     static Occurrence of(Instant at, ZoneId zone) {
-      return new Occurrence(Formats.inZone(at, zone), Formats.utc(at), at.toString());
+      return new Occurrence(Display.inZone(at, zone), Display.utc(at), at.toString());
     }
   }
 
@@ -85,7 +85,7 @@ public record ScheduleRow(
 
   /** {@code cron <expression>} or {@code every <interval>}. */
   static String timing(Schedule schedule) {
-    return schedule.cron() != null ? "cron " + schedule.cron() : "every " + Formats.span(schedule.every());
+    return schedule.cron() != null ? "cron " + schedule.cron() : "every " + Display.span(schedule.every());
   }
 
   /**
@@ -98,7 +98,7 @@ public record ScheduleRow(
       return "Not fired yet; " + counts;
     }
     String job = info.lastJobId() == null ? "" : " as job " + info.lastJobId();
-    return "Last fired " + Formats.inZone(info.lastRun(), info.schedule().zone()) + job + "; " + counts;
+    return "Last fired " + Display.inZone(info.lastRun(), info.schedule().zone()) + job + "; " + counts;
   }
 
   /** {@code /queues/<queue>/schedules}. */

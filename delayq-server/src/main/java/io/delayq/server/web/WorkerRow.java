@@ -47,10 +47,10 @@ public record WorkerRow(
         process.host(),
         process.pid() < 0 ? "—" : Long.toString(process.pid()),
         process.version(),
-        Formats.utc(process.startedAt()),
-        Formats.ago(process.startedAt(), now),
-        Formats.utc(process.lastSeen()),
-        Formats.ago(process.lastSeen(), now),
+        Display.utc(process.startedAt()),
+        Display.ago(process.startedAt(), now),
+        Display.utc(process.lastSeen()),
+        Display.ago(process.lastSeen(), now),
         process.queues().stream().map(work -> new Work(work.queue(), work.concurrency(), work.inFlight())).toList());
   }
 

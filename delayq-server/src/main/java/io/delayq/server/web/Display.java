@@ -12,14 +12,14 @@ import java.util.Locale;
  * page reads alike. Every method takes what it formats whole and returns plain text (the templates
  * escape it).
  */
-public final class Formats {
+public final class Display {
   private static final DateTimeFormatter LOCAL =
       DateTimeFormatter.ofPattern("EEE yyyy-MM-dd HH:mm:ss xxx", Locale.ROOT);
   private static final DateTimeFormatter UTC =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT).withZone(ZoneOffset.UTC);
   private static final String[] BYTE_UNITS = {"B", "KiB", "MiB", "GiB", "TiB"};
 
-  private Formats() {}
+  private Display() {}
 
   /** An instant in a zone, with the weekday and the zone's offset: {@code Wed 2026-12-02 09:00:00 +01:00}. */
   public static String inZone(Instant at, ZoneId zone) {
