@@ -86,6 +86,14 @@ public final class HistoryCharts {
     return all;
   }
 
+  /**
+   * The lateness that {@code quantile} of all deliveries were within, as {@code 5 ms}; {@code —}
+   * when nothing was delivered.
+   */
+  public String latenessWithin(double quantile) {
+    return lateness().percentile(quantile).map(Display::compact).orElse("—");
+  }
+
   /** Jobs scheduled, delivered, acked, retried and dead per bucket. */
   public ObjectNode throughput() {
     ObjectNode chart = chart("throughput", "Throughput", hourly ? "jobs per hour" : "jobs per minute", THROUGHPUT_LABELS);
