@@ -43,6 +43,7 @@ public final class DashboardRoutes {
         page("/workers",                                  workers::list),
         page("/history",                                  history::all),
         page("/queues/{queue}/history",                   history::ofQueue),
+        page("/queues/{queue}/sparkline",                 history::sparklineFragment),
         page("/redis",                                    redis::nodes));
   }
 

@@ -70,11 +70,21 @@ final class HistoryPages {
   }
 
   /**
-   * The sparkline of a queue for the Queues page: its last 60 minutes, delivered per minute and
-   * lateness p99, as JSON to embed in a {@code <script type="application/json" data-chart>} block
-   * (see {@code sparkline.jte}).
+   * {@code GET /queues/{queue}/sparkline}: the fragment the Queues page loads into each row's
+   * sparkline cell. A queue deleted since the page was drawn gets a dash, not an error.
    */
-  static String sparkline(JobQueue queue) {
-    return ChartJson.embeddable(HistoryCharts.of(queue.admin().historyByMinute(60)).sparkline());
+  WebResponse sparklineFragment(WebRequest request, PageContext page) {
+    Sparkline spark = delayq.existingQueue(request.pathParam("queue")).map(HistoryPages::sparkline).orElse(null);
+    Map<String, Object> params = new HashMap<>();
+    params.put("spark", spark);
+    return page.fragment("sparkline.jte", params);
+  }
+
+  /**
+   * A queue's sparkline for the Queues page: its last 60 minutes, delivered per minute and
+   * lateness p99, drawn as SVG and as chart JSON ({@link Sparkline#json()}). One round trip.
+   */
+  static Sparkline sparkline(JobQueue queue) {
+    return Sparkline.of(queue.admin().historyByMinute(60));
   }
 }

@@ -296,9 +296,15 @@ class DashboardPagesIT {
     assertThat(week.path("unit").asText()).isEqualTo("jobs per hour");
     assertThat(sum(week.path("data").get(2))).isEqualTo(5);
 
-    JsonNode sparkline = JSON.readTree(HistoryPages.sparkline(delayq.existingQueue(queue).orElseThrow()));
+    JsonNode sparkline = JSON.readTree(HistoryPages.sparkline(delayq.existingQueue(queue).orElseThrow()).json());
     assertThat(sparkline.path("data").get(0)).hasSize(60);
     assertThat(sum(sparkline.path("data").get(1))).isEqualTo(5);
+    Document cell = ok(get(full, "/queues/" + encoded(queue) + "/sparkline"));
+    assertThat(cell.select("svg.sparkline").attr("data-delivered")).isEqualTo("5");
+    assertThat(cell.select("svg polyline.delivered").attr("points")).isNotEmpty();
+    assertThat(JSON.readTree(cell.selectFirst("script[data-sparkline]").data()).path("labels").toString())
+        .isEqualTo("[\"delivered\",\"p99\"]");
+    assertThat(ok(get(full, "/queues/" + encoded(queue) + "-gone/sparkline")).text()).as("no such queue: a dash").isEqualTo("—");
   }
 
   @Test
