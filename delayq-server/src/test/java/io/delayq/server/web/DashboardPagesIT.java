@@ -317,6 +317,14 @@ class DashboardPagesIT {
     Document page = ok(get(full, "/queues/" + encoded(queue) + "/history"));
     assertThat(page.select("[data-range=1h]").is("strong")).as("1h is the default").isTrue();
     assertThat(page.select("datalist#history-queues option").size()).isPositive();
+    List<String> assets = new ArrayList<>(page.select("main script[src]").eachAttr("src"));
+    assets.addAll(page.select("main link[rel=stylesheet]").eachAttr("href"));
+    assertThat(assets).hasSize(4);
+    for (String asset : assets) {
+      Answer served = get(full, asset);
+      assertThat(served.status()).as(asset).isEqualTo(200);
+      assertThat(served.header("Cache-Control")).as(asset).contains("immutable");
+    }
 
     Answer badRange = get(full, "/history?range=30d");
     assertThat(badRange.status()).isEqualTo(400);
