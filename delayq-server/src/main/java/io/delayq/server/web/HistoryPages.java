@@ -10,8 +10,7 @@ import java.util.Map;
 
 /**
  * The History pages ({@code /history}, {@code /queues/{queue}/history}, {@code ?range=1h|24h|7d}):
- * throughput and lateness charts of all queues together or of one, and the queue selector; and the
- * Queues page's sparklines ({@link #sparkline}).
+ * throughput and lateness charts of all queues together or of one, and the queue selector.
  */
 final class HistoryPages {
   /** Queue names the selector offers (as suggestions; any name can be typed). */
@@ -67,24 +66,5 @@ final class HistoryPages {
     } catch (InvalidRequestException e) {
       throw WebException.badRequest(e.getMessage());
     }
-  }
-
-  /**
-   * {@code GET /queues/{queue}/sparkline}: the fragment the Queues page loads into each row's
-   * sparkline cell. A queue deleted since the page was drawn gets a dash, not an error.
-   */
-  WebResponse sparklineFragment(WebRequest request, PageContext page) {
-    Sparkline spark = delayq.existingQueue(request.pathParam("queue")).map(HistoryPages::sparkline).orElse(null);
-    Map<String, Object> params = new HashMap<>();
-    params.put("spark", spark);
-    return page.fragment("sparkline.jte", params);
-  }
-
-  /**
-   * A queue's sparkline for the Queues page: its last 60 minutes, delivered per minute and
-   * lateness p99, drawn as SVG and as chart JSON ({@link Sparkline#json()}). One round trip.
-   */
-  static Sparkline sparkline(JobQueue queue) {
-    return Sparkline.of(queue.admin().historyByMinute(60));
   }
 }

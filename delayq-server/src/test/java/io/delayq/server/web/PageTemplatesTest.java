@@ -110,40 +110,6 @@ class PageTemplatesTest {
   }
 
   @Test
-  void theQueuesPageLoadsEachRowsSparklineIntoItsCell() {
-    io.delayq.QueueStats stats = new io.delayq.QueueStats("a:b.c", 1, 0, 0, 0, 0, 0, false, null, Duration.ZERO);
-    Map<String, Object> params = new HashMap<>();
-    params.put("rows", List.of(new QueueRow("a:b.c", stats, null, null)));
-    params.put("next", "");
-    params.put("paged", false);
-    Document page = render(Role.READ_ONLY, "queues.jte", params);
-
-    org.jsoup.nodes.Element cell = page.selectFirst("td[data-spark]");
-    assertThat(cell.attr("hx-get")).isEqualTo("/dq/queues/a:b.c/sparkline");
-    assertThat(cell.attr("hx-trigger")).isEqualTo("load");
-    assertThat(cell.attr("hx-target")).as("not the body's #flash").isEqualTo("this");
-  }
-
-  @Test
-  void aSparklineIsSvgWithItsTotalsAndItsData() {
-    Instant t0 = Instant.parse("2026-12-02T08:00:00Z");
-    long[] late = new long[Lateness.BUCKET_BOUNDS.size() + 1];
-    late[3] = 4;
-    Sparkline spark = Sparkline.of(List.of(
-        new HistoryBucket(t0, Duration.ofMinutes(1), 0, 0, 0, 0, 0, Lateness.NONE),
-        new HistoryBucket(t0.plusSeconds(60), Duration.ofMinutes(1), 4, 4, 4, 0, 0, Lateness.of(late))));
-    Document cell = Jsoup.parse(page(Role.FULL).render("sparkline.jte", Map.of("spark", spark)));
-
-    assertThat(cell.select("svg").attr("data-delivered")).isEqualTo("4");
-    assertThat(cell.select("svg title").text()).isEqualTo("last 60 minutes: 4 delivered, worst p99 lateness 10 ms");
-    assertThat(cell.select("polyline.delivered").attr("points")).isEqualTo("0.0,27.0 120.0,1.0");
-    assertThat(cell.select("polyline.p99").attr("points")).as("only where something was delivered").isEqualTo("120.0,1.0");
-    Map<String, Object> none = new HashMap<>();
-    none.put("spark", null);
-    assertThat(Jsoup.parse(page(Role.FULL).render("sparkline.jte", none)).text()).isEqualTo("—");
-  }
-
-  @Test
   void historyEmbedsItsChartDataAsJsonThatCannotEndTheScriptElement() throws Exception {
     Instant t0 = Instant.parse("2026-12-02T08:00:00Z");
     HistoryCharts charts = HistoryCharts.of(List.of(
