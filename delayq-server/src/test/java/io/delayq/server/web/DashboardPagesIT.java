@@ -144,6 +144,18 @@ class DashboardPagesIT {
     assertThat(tick.select("[data-state]").attr("data-state")).isEqualTo("paused");
     assertThat(tick.select("[data-action=schedule-resume]")).hasSize(1);
     assertThat(tick.select("a[data-pending]")).isEmpty();
+    assertThat(tick.select("[data-if-resumed]")).as("a paused schedule's occurrences are those it would have").hasSize(1);
+  }
+
+  @Test
+  void aCursorTheListingDidNotGiveOutIsA400SayingWhatToDo() {
+    delayq.queue(queue).schedules().set(Schedule.every("c", Duration.ofHours(1)));
+    for (String path : List.of("/schedules?cursor=bm90LWEtY3Vyc29y", schedulesPath() + "?cursor=%3Cb%3E")) {
+      Answer answer = get(full, path);
+      assertThat(answer.status()).as(answer.toString()).isEqualTo(400);
+      assertThat(html(answer).select("main").text()).contains("cursor");
+      assertThat(html(answer).select("main b")).isEmpty();
+    }
   }
 
   @Test
