@@ -22,7 +22,7 @@ import picocli.CommandLine.Spec;
     name = "serve",
     mixinStandardHelpOptions = true,
     description = {
-      "Runs the HTTP API v1, /metrics and /health.",
+      "Runs the HTTP API v1, the web dashboard (at /), /metrics and /health.",
       "With no Redis configured, starts an embedded redis-server (AOF on, random password, loopback only) with its"
           + " data in --data-dir, writes its URL to <data-dir>/redis-url (mode 0600), and restarts it if it dies."
     })
@@ -60,6 +60,21 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(names = "--token-file", defaultValue = "${env:DELAYQ_TOKEN_FILE}",
       description = "File holding the bearer token (env DELAYQ_TOKEN_FILE).")
   Path tokenFile;
+
+  @Option(names = "--read-only-token", defaultValue = "${env:DELAYQ_READ_ONLY_TOKEN}",
+      description = "A second token that allows the dashboard and the API's GET calls only (env"
+          + " DELAYQ_READ_ONLY_TOKEN); needs --token and must differ from it.")
+  String readOnlyToken;
+
+  @Option(names = "--read-only-token-file", defaultValue = "${env:DELAYQ_READ_ONLY_TOKEN_FILE}",
+      description = "File holding the read-only token (env DELAYQ_READ_ONLY_TOKEN_FILE).")
+  Path readOnlyTokenFile;
+
+  @Option(names = "--base-path", defaultValue = "${env:DELAYQ_BASE_PATH}",
+      description = "Path prefix the server is reached under behind a reverse proxy, e.g. /delayq (env"
+          + " DELAYQ_BASE_PATH): the dashboard's links start with it, and requests that arrive with it are served"
+          + " with it stripped. A proxy may instead send X-Forwarded-Prefix per request.")
+  String basePath;
 
   @Option(names = "--data-dir", defaultValue = "${env:DELAYQ_DATA_DIR:-./data}",
       description = "Where the embedded Redis keeps its AOF and log (env DELAYQ_DATA_DIR, default ${DEFAULT-VALUE});"
@@ -137,7 +152,25 @@ public final class ServeCommand implements Callable<Integer> {
     } catch (UnknownHostException e) {
       throw new UsageException("--bind (DELAYQ_BIND) '" + bind + "' is not an address of this machine: " + e.getMessage());
     }
-    String bearer = token();
+    String bearer = token("--token (DELAYQ_TOKEN)", token, "--token-file (DELAYQ_TOKEN_FILE)", tokenFile,
+        "the bearer token");
+    String readOnly = token("--read-only-token (DELAYQ_READ_ONLY_TOKEN)", readOnlyToken,
+        "--read-only-token-file (DELAYQ_READ_ONLY_TOKEN_FILE)", readOnlyTokenFile, "the read-only token");
+    if (readOnly != null && bearer == null) {
+      throw new UsageException("a read-only token (--read-only-token / DELAYQ_READ_ONLY_TOKEN) needs a full token too:"
+          + " without --token everybody has full access, so a read-only token would restrict nobody; set --token"
+          + " (DELAYQ_TOKEN) as well, or drop the read-only token");
+    }
+    if (readOnly != null && readOnly.equals(bearer)) {
+      throw new UsageException("the read-only token equals the full token, which would make every read-only user a"
+          + " full one; give --read-only-token a different value, e.g. from `openssl rand -hex 32`");
+    }
+    String prefix = basePath == null || basePath.isBlank() ? null : basePath.trim();
+    if (prefix != null && !io.delayq.server.web.Prefix.valid(prefix)) {
+      throw new UsageException("--base-path (DELAYQ_BASE_PATH) '" + prefix + "' is not a path prefix: give one or"
+          + " more segments of letters, digits and . _ ~ -, each after a '/', such as /delayq (no trailing '/',"
+          + " no '.' or '..' segment)");
+    }
     if (bearer == null && !address.isLoopbackAddress()) {
       throw new UsageException(
           "refusing to listen on " + bindAddress + " without a token: anyone who can reach that address could"
@@ -183,23 +216,22 @@ public final class ServeCommand implements Callable<Integer> {
     HttpSettings http = new HttpSettings(listenOn, port, bearer, maxConnections, HttpSettings.DEFAULT_HEADER_TIMEOUT,
         HttpSettings.DEFAULT_BODY_TIMEOUT, HttpSettings.DEFAULT_IDLE_TIMEOUT, HttpSettings.DEFAULT_WRITE_TIMEOUT,
         tlsCertificate, tlsKey, allowedHosts == null ? List.of() : allowedHosts.stream().map(String::trim)
-            .filter(h -> !h.isEmpty()).toList());
+            .filter(h -> !h.isEmpty()).toList(), readOnly, prefix);
     return new DelayqServer.Settings(listenOn, port, redis, source, bearer,
         dataDir == null ? Path.of("data") : dataDir, redisPort, maxPartitions, http, rabbit);
   }
 
-  /** The token from --token or --token-file, trimmed; null when neither is set. */
-  private String token() {
-    boolean inline = token != null && !token.isBlank();
-    if (inline && tokenFile != null) {
-      throw new UsageException(
-          "both --token (DELAYQ_TOKEN) and --token-file (DELAYQ_TOKEN_FILE) are set; give one of them");
+  /** A token from its flag or its file, trimmed; null when neither is set. */
+  private static String token(String flag, String inlineValue, String fileFlag, Path file, String what) {
+    boolean inline = inlineValue != null && !inlineValue.isBlank();
+    if (inline && file != null) {
+      throw new UsageException("both " + flag + " and " + fileFlag + " are set; give one of them");
     }
     String value;
-    if (tokenFile != null) {
-      value = readTokenFile(tokenFile);
+    if (file != null) {
+      value = readTokenFile(fileFlag, file);
     } else if (inline) {
-      value = token.trim();
+      value = inlineValue.trim();
     } else {
       return null;
     }
@@ -207,31 +239,31 @@ public final class ServeCommand implements Callable<Integer> {
       char c = value.charAt(i);
       if (c <= ' ' || c == 0x7f) {
         throw new UsageException(
-            "the bearer token holds a space or control character at index " + i + "; use printable characters"
+            what + " holds a space or control character at index " + i + "; use printable characters"
                 + " only, e.g. from `openssl rand -hex 32`");
       }
     }
     return value;
   }
 
-  private static String readTokenFile(Path file) {
+  private static String readTokenFile(String flag, Path file) {
     try {
       long size = Files.size(file);
       if (size > MAX_TOKEN_FILE_BYTES) {
         throw new UsageException(
-            "--token-file (DELAYQ_TOKEN_FILE) " + file + " is " + size + " bytes; it should hold only the token"
+            flag + " " + file + " is " + size + " bytes; it should hold only the token"
                 + " (at most " + MAX_TOKEN_FILE_BYTES + " bytes)");
       }
       String value = Files.readString(file, StandardCharsets.UTF_8).trim();
       if (value.isEmpty()) {
         throw new UsageException(
-            "--token-file (DELAYQ_TOKEN_FILE) " + file + " is empty; write the token into it, e.g."
+            flag + " " + file + " is empty; write the token into it, e.g."
                 + " `openssl rand -hex 32 > " + file + "`");
       }
       return value;
     } catch (IOException e) {
       throw new UsageException(
-          "cannot read --token-file (DELAYQ_TOKEN_FILE) " + file + " (" + e.getClass().getSimpleName() + ": "
+          "cannot read " + flag + " " + file + " (" + e.getClass().getSimpleName() + ": "
               + e.getMessage() + "); check the path and that this user may read it");
     }
   }

@@ -110,7 +110,7 @@ public sealed interface ForwardSpec {
   }
 
   /** The spec a queue stores, or an error saying the stored text is not one this server reads. */
-  static ForwardSpec fromStored(String stored) {
+  public static ForwardSpec fromStored(String stored) {
     try {
       return fromJson(JSON.readTree(stored), "forward");
     } catch (IOException | RuntimeException e) {

@@ -2,6 +2,11 @@ package io.delayq.server.http;
 
 import io.delayq.Delayq;
 import io.delayq.server.forward.ForwardSupervisor;
+import io.delayq.server.web.Dashboard;
+import io.delayq.server.web.WebResponse;
+import io.netty.handler.codec.http.HttpHeaders;
+import java.util.ArrayList;
+import java.util.List;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -85,6 +90,7 @@ public final class ApiServer {
   private final ThreadPoolExecutor handlers;
   private final SslContext tls;
   final Router router;
+  final Dashboard dashboard;
   final BearerAuth auth;
   final BrowserGuard guard;
   final ServerMetrics metrics;
@@ -100,7 +106,7 @@ public final class ApiServer {
   private ApiServer(Delayq delayq, HttpSettings settings, SslContext tls, int maxPartitions, ForwardSupervisor forwarding) {
     this.settings = settings;
     this.tls = tls;
-    this.auth = new BearerAuth(settings.token());
+    this.auth = new BearerAuth(settings.token(), settings.readOnlyToken());
     this.guard = new BrowserGuard(settings, auth.enabled());
     this.metrics = new ServerMetrics();
     this.acceptor = new MultiThreadIoEventLoopGroup(1, named("delayq-http-accept-"), NioIoHandler.newFactory());
@@ -112,14 +118,16 @@ public final class ApiServer {
     this.longPolls = new LongPolls(WAITING_CLAIMS, loops.next());
     metrics.waitingClaims(longPolls);
     Queues queues = new Queues(delayq);
-    this.router =
-        new Router(
-            Routes.table(
-                new JobEndpoints(queues, metrics),
-                new WorkerEndpoints(queues, metrics, longPolls, forwarding),
-                new QueueEndpoints(queues, maxPartitions, forwarding),
-                new ScheduleEndpoints(queues, metrics),
-                new SystemEndpoints(delayq, metrics, () -> draining, forwarding)));
+    this.dashboard = new Dashboard(delayq, settings);
+    List<Route> routes = new ArrayList<>(
+        Routes.table(
+            new JobEndpoints(queues, metrics),
+            new WorkerEndpoints(queues, metrics, longPolls, forwarding),
+            new QueueEndpoints(queues, maxPartitions, forwarding),
+            new ScheduleEndpoints(queues, metrics),
+            new SystemEndpoints(delayq, metrics, () -> draining, forwarding)));
+    routes.addAll(DashboardAdapter.routes(dashboard));
+    this.router = new Router(routes);
   }
 
   /** Binds {@code bind:port} (port 0: a free one) with every limit at its default, and starts answering. */
@@ -287,13 +295,13 @@ public final class ApiServer {
           CompletionStage<Response> stage = route.handler().handle(request);
           stage.whenComplete((response, error) -> {
             if (error != null) {
-              answer.complete(failure(error, request.method(), path));
+              answer.complete(failure(route, error, request, path));
             } else {
               answer.complete(response);
             }
           });
         } catch (Throwable e) {
-          answer.complete(failure(e, request.method(), path));
+          answer.complete(failure(route, e, request, path));
         }
       });
     } catch (RejectedExecutionException e) {
@@ -312,6 +320,39 @@ public final class ApiServer {
       Thread thread = new Thread(task, "delayq-http-cleanup");
       thread.setDaemon(true);
       thread.start();
+    }
+  }
+
+  private Response failure(Route route, Throwable error, Request request, String path) {
+    if (route.dashboard() == null) {
+      return failure(error, request.method(), path);
+    }
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    haltIfFatal(cause);
+    return errorResponse(cause, request.method(), path, request.headers(), true, target(request.rawPath(), request.rawQuery()));
+  }
+
+  static String target(String path, String rawQuery) {
+    return rawQuery == null || rawQuery.isEmpty() ? path : path + "?" + rawQuery;
+  }
+
+  /**
+   * The answer to a refused or failed request: the API's JSON error body, or for a dashboard
+   * request an HTML error page (or, for htmx, a flash message) that says what was wrong.
+   */
+  Response errorResponse(Throwable error, String method, String path, HttpHeaders headers, boolean dashboardRequest,
+      String target) {
+    if (!dashboardRequest) {
+      return ErrorMapping.toResponse(error, method, path);
+    }
+    ErrorMapping.Failure failure = ErrorMapping.failure(error, method, path);
+    try {
+      WebResponse page = dashboard.error(failure.status(), failure.body().path("detail").asText(), failure.headers(),
+          headers::get, target);
+      return DashboardAdapter.answer(page);
+    } catch (RuntimeException broken) {
+      log.error("{} {}: the error page could not be rendered", method, path, broken);
+      return ErrorMapping.toResponse(error, method, path);
     }
   }
 

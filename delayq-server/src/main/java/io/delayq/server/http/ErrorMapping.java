@@ -83,6 +83,10 @@ final class ErrorMapping {
     if (error instanceof ApiException api) {
       return new Failure(api.status(), body(api.code(), api.getMessage(), api.field()), api.headers());
     }
+    if (error instanceof io.delayq.server.web.WebException web) {
+      return new Failure(web.status(), body(web.status() == 403 ? "forbidden" : web.status() == 404 ? "not_found"
+          : "refused", web.getMessage(), null), web.headers());
+    }
     if (error instanceof java.io.IOException) {
       // why: the client went away or stalled while sending its body; nothing on our side failed
       log.debug("{} {}: cannot read the request: {}", method, path, error.toString());

@@ -30,6 +30,9 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.WriteTimeoutException;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.delayq.server.web.Dashboard;
+import io.delayq.server.web.Prefix;
+import io.delayq.server.web.WebException;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -76,6 +79,8 @@ final class HttpConnection extends ChannelDuplexHandler {
   private Router.Match match;
   private String path;
   private String rawQuery;
+  /** Whether the current request is the dashboard's: answered in HTML, with its security headers. */
+  private boolean dashboardRequest;
   private CompositeByteBuf body;
   private int bodyLimit;
   private long discarded;
@@ -168,7 +173,10 @@ final class HttpConnection extends ChannelDuplexHandler {
     head = request;
     keepAlive = HttpUtil.isKeepAlive(request);
     splitTarget(request.uri());
+    // why: behind a proxy that passes the prefix on, requests arrive with it; they are served as without
+    path = Prefix.strip(settings.basePath(), path);
     match = null;
+    dashboardRequest = false;
     DecoderResult result = request.decoderResult();
     if (result.isFailure()) {
       fail(framingError(result.cause()), true);
@@ -184,7 +192,8 @@ final class HttpConnection extends ChannelDuplexHandler {
       return;
     }
     match = server.router.match(request.method().name(), path);
-    ApiException refused = admit(request);
+    dashboardRequest = match.found() ? match.route().dashboard() != null : Dashboard.isDashboardPath(path);
+    RuntimeException refused = admit(request);
     long declared = HttpUtil.getContentLength(request, -1L);
     boolean hasBody = declared > 0 || HttpUtil.isTransferEncodingChunked(request);
     bodyLimit = match.found() ? match.route().bodyLimit() : BodyLimits.SMALL_BYTES;
@@ -213,7 +222,7 @@ final class HttpConnection extends ChannelDuplexHandler {
       if (discard) {
         arm(settings.bodyTimeout(), this::close);
       }
-      respond(ErrorMapping.toResponse(refused, request.method().name(), PathCodec.abbreviate(path)), !discard);
+      respond(errorResponse(refused, request.method().name()), !discard);
       return;
     }
     if (HttpUtil.is100ContinueExpected(request)) {
@@ -247,27 +256,52 @@ final class HttpConnection extends ChannelDuplexHandler {
     return null;
   }
 
-  /** What is refused before the body is read: shutdown, browsers from elsewhere, no token, no route. */
-  private ApiException admit(HttpRequest request) {
+  /**
+   * What is refused before the body is read: shutdown, browsers from elsewhere, no token (the API)
+   * or no session (the dashboard), no route.
+   */
+  private RuntimeException admit(HttpRequest request) {
     String method = request.method().name();
     try {
       if (server.draining()) {
         return ApiException.shuttingDown();
       }
       server.guard.check(method, request.headers());
+      if (dashboardRequest) {
+        // why: a session cookie admits dashboard routes only, and never a /v1 call
+        if (!match.found()) {
+          return noRoute(method);
+        }
+        server.dashboard.admit(match.route().dashboard(), method, request.headers()::get, target());
+        return null;
+      }
       if (!match.pathOpen()) {
-        server.auth.check(request.headers().get(HttpHeaderNames.AUTHORIZATION));
+        server.auth.check(request.headers().get(HttpHeaderNames.AUTHORIZATION), method);
       }
       if (!match.found()) {
         return noRoute(method);
       }
       return null;
-    } catch (ApiException e) {
+    } catch (ApiException | WebException e) {
       return e;
     }
   }
 
-  private ApiException noRoute(String method) {
+  private String target() {
+    return ApiServer.target(path, rawQuery);
+  }
+
+  /** A refusal as the API's JSON or, for the dashboard, as HTML. */
+  private Response errorResponse(Throwable error, String method) {
+    return server.errorResponse(error, method, PathCodec.abbreviate(path == null ? "-" : path),
+        head == null ? null : head.headers(), dashboardRequest && head != null, target());
+  }
+
+  private RuntimeException noRoute(String method) {
+    if (match.allowedMethods().isEmpty() && dashboardRequest) {
+      return WebException.notFound("there is no page " + PathCodec.abbreviate(path) + " here; the queues page"
+          + " lists every queue, and the API is under /v1");
+    }
     if (match.allowedMethods().isEmpty()) {
       return ApiException.notFound(
           "no route " + method + " " + PathCodec.abbreviate(path) + "; the API is under /v1 and described at /openapi.json");
@@ -299,7 +333,7 @@ final class HttpConnection extends ChannelDuplexHandler {
       state = State.DISCARD;
       keepAlive = false;
       discarded = 0;
-      respond(ErrorMapping.toResponse(Request.tooLarge(bodyLimit, -1), head.method().name(), PathCodec.abbreviate(path)), false);
+      respond(errorResponse(Request.tooLarge(bodyLimit, -1), head.method().name()), false);
       if (last) {
         close();
       }
@@ -320,7 +354,8 @@ final class HttpConnection extends ChannelDuplexHandler {
   private void dispatch(byte[] bytes) {
     gone = new CompletableFuture<>();
     String method = head.method().name();
-    Request request = new Request(method, rawQuery, head.headers(), bytes, match.params(), match.route().query(), gone);
+    Request request =
+        new Request(method, path, rawQuery, head.headers(), bytes, match.params(), match.route().query(), gone);
     server.started();
     server.dispatch(match.route(), request, PathCodec.abbreviate(path)).whenComplete((response, error) -> {
       Response answer = error != null ? ApiServer.failure(error, method, path) : response;
@@ -373,7 +408,7 @@ final class HttpConnection extends ChannelDuplexHandler {
     }
     String method = head == null ? "-" : head.method().name();
     state = State.BUSY;
-    respond(ErrorMapping.toResponse(error, method, path == null ? "-" : PathCodec.abbreviate(path)), closeAfter);
+    respond(errorResponse(error, method), closeAfter);
   }
 
   /**
@@ -423,8 +458,13 @@ final class HttpConnection extends ChannelDuplexHandler {
     if (response.status() != 204) {
       headers.setInt(HttpHeaderNames.CONTENT_LENGTH, bytes == null ? 0 : bytes.length);
     }
-    headers.set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+    if (!headers.contains(HttpHeaderNames.CACHE_CONTROL)) {
+      headers.set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+    }
     headers.set("X-Content-Type-Options", "nosniff");
+    if (dashboardRequest) {
+      Dashboard.SECURITY_HEADERS.forEach(headers::set);
+    }
     if (close) {
       headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     } else if (http10()) {

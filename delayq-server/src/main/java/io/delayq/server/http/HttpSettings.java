@@ -19,6 +19,11 @@ import java.util.Objects;
  * @param tlsCertificate a PEM certificate chain to serve HTTPS with, or null for plain HTTP
  * @param tlsKey the PEM (PKCS#8) private key of {@code tlsCertificate}
  * @param allowedHosts extra {@code Host} header values accepted besides the bind address and loopback names
+ * @param readOnlyToken a second token that allows the dashboard and the API's GET routes only, or null for
+ *     none; needs {@link #token} and must differ from it
+ * @param basePath the path prefix the server is reached under behind a reverse proxy (e.g. {@code /delayq}),
+ *     or null for none: links the dashboard renders start with it, and requests that arrive with it are
+ *     served with it stripped
  */
 public record HttpSettings(
     String bind,
@@ -31,7 +36,9 @@ public record HttpSettings(
     Duration writeTimeout,
     Path tlsCertificate,
     Path tlsKey,
-    List<String> allowedHosts) {
+    List<String> allowedHosts,
+    String readOnlyToken,
+    String basePath) {
 
   public static final int DEFAULT_MAX_CONNECTIONS = 4096;
   public static final Duration DEFAULT_HEADER_TIMEOUT = Duration.ofSeconds(10);
@@ -45,12 +52,44 @@ public record HttpSettings(
       throw new IllegalArgumentException("a TLS certificate needs its key, and a key its certificate");
     }
     allowedHosts = allowedHosts == null ? List.of() : List.copyOf(allowedHosts);
+    if (readOnlyToken != null && token == null) {
+      throw new IllegalArgumentException("a read-only token needs a full token too: without one, everybody has full"
+          + " access and a read-only token would restrict nobody; set the token as well");
+    }
+    if (readOnlyToken != null && readOnlyToken.equals(token)) {
+      throw new IllegalArgumentException("the read-only token equals the full token; give it a different value");
+    }
+    if (basePath != null && !io.delayq.server.web.Prefix.valid(basePath)) {
+      throw new IllegalArgumentException("base path '" + PathCodec.abbreviate(basePath) + "' is not a path prefix:"
+          + " give one or more segments of letters, digits and . _ ~ -, each after a '/', such as /delayq"
+          + " (not '/' alone, no trailing '/', no '.' or '..' segment)");
+    }
+  }
+
+  /** The settings as before the read-only token and the base path (both none). */
+  public HttpSettings(String bind, int port, String token, int maxConnections, Duration headerTimeout,
+      Duration bodyTimeout, Duration idleTimeout, Duration writeTimeout, Path tlsCertificate, Path tlsKey,
+      List<String> allowedHosts) {
+    this(bind, port, token, maxConnections, headerTimeout, bodyTimeout, idleTimeout, writeTimeout, tlsCertificate,
+        tlsKey, allowedHosts, null, null);
+  }
+
+  /** These settings with a read-only token (null: none). */
+  public HttpSettings withReadOnlyToken(String readOnly) {
+    return new HttpSettings(bind, port, token, maxConnections, headerTimeout, bodyTimeout, idleTimeout, writeTimeout,
+        tlsCertificate, tlsKey, allowedHosts, readOnly, basePath);
+  }
+
+  /** These settings with a base path (null: none). */
+  public HttpSettings withBasePath(String prefix) {
+    return new HttpSettings(bind, port, token, maxConnections, headerTimeout, bodyTimeout, idleTimeout, writeTimeout,
+        tlsCertificate, tlsKey, allowedHosts, readOnlyToken, prefix);
   }
 
   /** Plain HTTP with every limit at its default. */
   public static HttpSettings of(String bind, int port, String token) {
     return new HttpSettings(bind, port, token, DEFAULT_MAX_CONNECTIONS, DEFAULT_HEADER_TIMEOUT, DEFAULT_BODY_TIMEOUT,
-        DEFAULT_IDLE_TIMEOUT, DEFAULT_WRITE_TIMEOUT, null, null, List.of());
+        DEFAULT_IDLE_TIMEOUT, DEFAULT_WRITE_TIMEOUT, null, null, List.of(), null, null);
   }
 
   public boolean tls() {

@@ -25,11 +25,19 @@ final class Request {
   private final Map<String, String> pathParams;
   private final Set<String> allowedQuery;
   private final CompletableFuture<Void> gone;
+  private final String path;
   private Map<String, String> query;
 
   /** @param allowedQuery the query parameters the route reads ({@link Route#query}) */
   Request(String method, String rawQuery, HttpHeaders headers, byte[] body, Map<String, String> pathParams,
       Set<String> allowedQuery, CompletableFuture<Void> gone) {
+    this(method, "/", rawQuery, headers, body, pathParams, allowedQuery, gone);
+  }
+
+  /** @param path the path as sent (below the base path), still percent-encoded */
+  Request(String method, String path, String rawQuery, HttpHeaders headers, byte[] body, Map<String, String> pathParams,
+      Set<String> allowedQuery, CompletableFuture<Void> gone) {
+    this.path = path;
     this.method = method;
     this.rawQuery = rawQuery;
     this.headers = headers;
@@ -47,6 +55,26 @@ final class Request {
 
   String method() {
     return method;
+  }
+
+  /** The path as sent (below the base path), still percent-encoded. */
+  String rawPath() {
+    return path;
+  }
+
+  /** The query string as sent, or null. */
+  String rawQuery() {
+    return rawQuery;
+  }
+
+  /** The names of the route's path parameters. */
+  java.util.Set<String> pathNames() {
+    return pathParams.keySet();
+  }
+
+  /** Every request header. */
+  HttpHeaders headers() {
+    return headers;
   }
 
   /**

@@ -20,8 +20,11 @@ import java.util.concurrent.CompletionStage;
  * @param open whether the route needs no token (the health checks only)
  * @param bodyLimit the largest request body read for this route; a longer one is a 413 before it is read
  * @param query the query parameters the handler reads; any other is a 400 before the handler runs
+ * @param dashboard the dashboard's route this one serves (admitted by session, not by the bearer
+ *     token, and answered in HTML), or null for the API's
  */
-record Route(String method, String pattern, AsyncHandler handler, boolean open, int bodyLimit, Set<String> query) {
+record Route(String method, String pattern, AsyncHandler handler, boolean open, int bodyLimit, Set<String> query,
+    io.delayq.server.web.DashboardRoute dashboard) {
 
   /** Answers one matched request, on a handler thread (it may block on Redis). */
   @FunctionalInterface
@@ -48,6 +51,17 @@ record Route(String method, String pattern, AsyncHandler handler, boolean open, 
       throw new IllegalArgumentException("bodyLimit must not be negative: " + bodyLimit);
     }
     query = Set.copyOf(query);
+    List<String> parts = List.of(pattern.substring(1).split("/", -1));
+    for (int i = 0; i < parts.size() - 1; i++) {
+      if (parts.get(i).endsWith("+}")) {
+        throw new IllegalArgumentException("a {name+} capture must be the pattern's last segment: " + pattern);
+      }
+    }
+  }
+
+  /** An API route. */
+  Route(String method, String pattern, AsyncHandler handler, boolean open, int bodyLimit, Set<String> query) {
+    this(method, pattern, handler, open, bodyLimit, query, null);
   }
 
   /** A route that reads no query parameter. */
@@ -68,12 +82,12 @@ record Route(String method, String pattern, AsyncHandler handler, boolean open, 
    * change nothing, and a monitor that adds one (a scrape's {@code params}) must not start failing.
    */
   Route ignoringQuery() {
-    return new Route(method, pattern, handler, open, bodyLimit, Set.of(ANY_QUERY));
+    return new Route(method, pattern, handler, open, bodyLimit, Set.of(ANY_QUERY), dashboard);
   }
 
   /** This route, reading the query parameters {@code names} (and refusing any other). */
   Route reading(String... names) {
-    return new Route(method, pattern, handler, open, bodyLimit, Set.of(names));
+    return new Route(method, pattern, handler, open, bodyLimit, Set.of(names), dashboard);
   }
 
   static AsyncHandler sync(Handler handler) {
@@ -93,14 +107,22 @@ record Route(String method, String pattern, AsyncHandler handler, boolean open, 
    */
   Optional<Map<String, String>> match(List<String> rawSegments) {
     List<String> mine = segments();
-    if (mine.size() != rawSegments.size()) {
+    boolean rest = mine.get(mine.size() - 1).endsWith("+}");
+    if (rest ? rawSegments.size() < mine.size() : mine.size() != rawSegments.size()) {
       return Optional.empty();
     }
     List<String[]> captured = new ArrayList<>();
     for (int i = 0; i < mine.size(); i++) {
       String part = mine.get(i);
       String raw = rawSegments.get(i);
-      if (part.startsWith("{") && part.endsWith("}")) {
+      if (rest && i == mine.size() - 1) {
+        // {name+}: this segment and every one after it, joined by '/' as they came
+        String tail = String.join("/", rawSegments.subList(i, rawSegments.size()));
+        if (raw.isEmpty()) {
+          return Optional.empty();
+        }
+        captured.add(new String[] {part.substring(1, part.length() - 2), tail});
+      } else if (part.startsWith("{") && part.endsWith("}")) {
         if (raw.isEmpty()) {
           return Optional.empty();
         }
