@@ -148,6 +148,67 @@ public final class Delayq implements AutoCloseable {
     return client.workerQueues();
   }
 
+  /**
+   * The worker processes alive now, from the heartbeats every client running workers or
+   * forwarders writes to Redis; the same from any client of this Redis. Sorted by host, then pid.
+   * A process that stops heartbeating drops out three {@linkplain Builder#heartbeatInterval
+   * heartbeat intervals} after its last one; one that closes its client, at once. A heartbeat
+   * entry that does not parse (another program's) is skipped.
+   *
+   * @since 0.4.0
+   */
+  public List<WorkerProcess> workerProcesses() {
+    return client.workerProcesses();
+  }
+
+  /**
+   * This client's own process identity: random, made when the client was built, as in {@link
+   * WorkerProcess#id()} and {@link JobInfo#holder()}.
+   *
+   * @since 0.4.0
+   */
+  public String processId() {
+    return client.processId();
+  }
+
+  /**
+   * The history of all queues of this Redis together, by minute: see {@link
+   * QueueAdmin#historyByMinute(int)}.
+   *
+   * @param minutes 1 to 1440
+   * @throws IllegalArgumentException when {@code minutes} is out of range
+   * @since 0.4.0
+   */
+  public List<HistoryBucket> historyByMinute(int minutes) {
+    return client.historyByMinute(minutes);
+  }
+
+  /**
+   * The history of all queues of this Redis together, by hour: see {@link
+   * QueueAdmin#historyByHour(int)}.
+   *
+   * @param hours 1 to 168
+   * @throws IllegalArgumentException when {@code hours} is out of range
+   * @since 0.4.0
+   */
+  public List<HistoryBucket> historyByHour(int hours) {
+    return client.historyByHour(hours);
+  }
+
+  /**
+   * What each Redis master (and, when known, each replica) behind this client says about itself:
+   * version, memory and eviction policy, persistence, clients, uptime and, on a cluster, the slots
+   * it serves. A figure this Redis user may not read is left unknown (see {@link RedisNode}); a
+   * node that cannot be reached fails the call. A few round trips per node.
+   *
+   * @throws RedisUnavailableException when a master cannot be reached
+   * @throws OutcomeUnknownException when a master does not answer within the command timeout
+   * @since 0.4.0
+   */
+  public List<RedisNode> redisNodes() {
+    return client.redisNodes();
+  }
+
   public boolean isClosed() {
     return client.isClosed();
   }
@@ -184,6 +245,10 @@ public final class Delayq implements AutoCloseable {
         Duration.ofSeconds(60), Duration.ofMinutes(5));
     /** @since 0.2.0 */
     public static final Duration DEFAULT_QUEUE_DEPTH_INTERVAL = Duration.ofSeconds(10);
+    /** @since 0.4.0 */
+    public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(5);
+    /** @since 0.4.0 */
+    public static final Duration DEFAULT_HISTORY_FLUSH_INTERVAL = Duration.ofSeconds(5);
 
     private String redisUrl;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
@@ -199,6 +264,9 @@ public final class Delayq implements AutoCloseable {
     private boolean latenessPercentileHistogram;
     private Duration queueDepthInterval = DEFAULT_QUEUE_DEPTH_INTERVAL;
     private ObservationRegistry observationRegistry;
+    private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
+    private boolean history = true;
+    private Duration historyFlushInterval = DEFAULT_HISTORY_FLUSH_INTERVAL;
 
     private Builder() {}
 
@@ -385,6 +453,54 @@ public final class Delayq implements AutoCloseable {
     }
 
     /**
+     * How often this client, while it runs workers or forwarders, writes its heartbeat to Redis
+     * (see {@link Delayq#workerProcesses()}): at least 100 ms, at most 1 hour. The entry expires
+     * three intervals after the last write. Default {@link #DEFAULT_HEARTBEAT_INTERVAL}.
+     *
+     * @since 0.4.0
+     */
+    public Builder heartbeatInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.compareTo(Duration.ofMillis(100)) < 0 || interval.compareTo(Duration.ofHours(1)) > 0) {
+        throw new InvalidRequestException(
+            "heartbeatInterval", "must be between 100 ms and 1 hour; got " + interval);
+      }
+      this.heartbeatInterval = interval;
+      return this;
+    }
+
+    /**
+     * Whether this client adds what it does (jobs scheduled, delivered, acked, retried, dead, and
+     * lateness) to the per-minute and per-hour history in Redis that {@link
+     * QueueAdmin#historyByMinute} reads. On by default, with or without a meter registry; off, the
+     * client writes no history (and still reads what others wrote).
+     *
+     * @since 0.4.0
+     */
+    public Builder history(boolean enabled) {
+      this.history = enabled;
+      return this;
+    }
+
+    /**
+     * How often the counts this client gathered are added to the history in Redis (one pipelined
+     * batch per flush, and a last one at {@link Delayq#close()}): 100 ms to 1 minute. A process
+     * that crashes loses at most this long of its counts. Default {@link
+     * #DEFAULT_HISTORY_FLUSH_INTERVAL}.
+     *
+     * @since 0.4.0
+     */
+    public Builder historyFlushInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.compareTo(Duration.ofMillis(100)) < 0 || interval.compareTo(Duration.ofMinutes(1)) > 0) {
+        throw new InvalidRequestException(
+            "historyFlushInterval", "must be between 100 ms and 1 minute; got " + interval);
+      }
+      this.historyFlushInterval = interval;
+      return this;
+    }
+
+    /**
      * Connects.
      *
      * @throws RedisUnavailableException when Redis cannot be reached
@@ -404,7 +520,10 @@ public final class Delayq implements AutoCloseable {
               refuseEvictingRedis,
               replicasToWait,
               replicaTimeout,
-              idempotencyWindow),
+              idempotencyWindow,
+              heartbeatInterval,
+              history,
+              historyFlushInterval),
           telemetry);
     }
   }

@@ -21,6 +21,12 @@ import java.util.Objects;
  * @param lastError the error of its last failed attempt, or {@code null}
  * @param payloadIsJson whether the payload was scheduled as JSON text ({@link JobRequest#ofJson});
  *     since 0.2.0
+ * @param fencingToken the fencing token of the delivery that holds (or, while {@link
+ *     JobState#EXPIRED}, held) the job's lease; 0 while no delivery holds one (never delivered, or
+ *     its last delivery was settled or recovered); since 0.4.0
+ * @param holder the {@link Delayq#processId()} of the client whose claim holds (or, while expired,
+ *     held) the lease; null when no delivery holds one, or the lease was taken by a client older
+ *     than 0.4.0; since 0.4.0
  * @since 0.1.0
  */
 public record JobInfo(
@@ -34,7 +40,9 @@ public record JobInfo(
     Instant createdAt,
     byte[] payload,
     String lastError,
-    boolean payloadIsJson) {
+    boolean payloadIsJson,
+    long fencingToken,
+    String holder) {
 
   public JobInfo {
     Objects.requireNonNull(id, "id");
@@ -46,6 +54,13 @@ public record JobInfo(
   public JobInfo(String id, JobState state, Instant runAt, Instant leaseUntil, Instant deadAt, int attempts,
       int maxAttempts, Instant createdAt, byte[] payload, String lastError) {
     this(id, state, runAt, leaseUntil, deadAt, attempts, maxAttempts, createdAt, payload, lastError, false);
+  }
+
+  /** A job no delivery holds: no fencing token, no holder. */
+  public JobInfo(String id, JobState state, Instant runAt, Instant leaseUntil, Instant deadAt, int attempts,
+      int maxAttempts, Instant createdAt, byte[] payload, String lastError, boolean payloadIsJson) {
+    this(id, state, runAt, leaseUntil, deadAt, attempts, maxAttempts, createdAt, payload, lastError, payloadIsJson,
+        0, null);
   }
 
   /** The payload decoded as UTF-8. */
@@ -66,18 +81,21 @@ public record JobInfo(
         && Objects.equals(createdAt, that.createdAt)
         && Arrays.equals(payload, that.payload)
         && Objects.equals(lastError, that.lastError)
-        && payloadIsJson == that.payloadIsJson;
+        && payloadIsJson == that.payloadIsJson
+        && fencingToken == that.fencingToken
+        && Objects.equals(holder, that.holder);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(id, state, runAt, attempts, Arrays.hashCode(payload));
+    return Objects.hash(id, state, runAt, attempts, Arrays.hashCode(payload), fencingToken);
   }
 
   @Override
   public String toString() {
     return "JobInfo[id=" + id + ", state=" + state + ", runAt=" + runAt + ", leaseUntil="
         + leaseUntil + ", deadAt=" + deadAt + ", attempts=" + attempts + "/" + maxAttempts
-        + ", payload=" + payload.length + " bytes, lastError=" + lastError + "]";
+        + ", payload=" + payload.length + " bytes, lastError=" + lastError + ", fencingToken=" + fencingToken
+        + ", holder=" + holder + "]";
   }
 }

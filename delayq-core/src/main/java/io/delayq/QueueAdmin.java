@@ -105,4 +105,25 @@ public interface QueueAdmin {
    * @since 0.2.0
    */
   long delete(boolean force);
+
+  /**
+   * This queue's history by minute, from the counters every client adds to Redis (see {@link
+   * HistoryBucket}): the last {@code minutes} minutes, oldest first, ending with the current minute
+   * by the Redis clock; minutes with no activity are present with zeros. One round trip.
+   *
+   * @param minutes 1 to 1440 (the minute buckets are kept for 24 hours)
+   * @throws IllegalArgumentException when {@code minutes} is out of range
+   * @since 0.4.0
+   */
+  List<HistoryBucket> historyByMinute(int minutes);
+
+  /**
+   * This queue's history by hour: the last {@code hours} hours, oldest first, ending with the
+   * current hour; hours with no activity are present with zeros. One round trip.
+   *
+   * @param hours 1 to 168 (the hour buckets are kept for 7 days)
+   * @throws IllegalArgumentException when {@code hours} is out of range
+   * @since 0.4.0
+   */
+  List<HistoryBucket> historyByHour(int hours);
 }

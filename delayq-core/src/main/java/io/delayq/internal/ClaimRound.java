@@ -57,7 +57,8 @@ final class ClaimRound {
                   Keys.schedules(queue.name, p),
                   QueueContext.number(shares[i]),
                   QueueContext.number(leaseMillis),
-                  QueueContext.number(RECOVER_PER_CLAIM))
+                  QueueContext.number(RECOVER_PER_CLAIM),
+                  queue.client.processIdBytes())
               .thenApply(reply -> parse(settling, p, reply, leaseMillis, sent, ticker.nanoTime())));
     }
     queue.schedules().sweepSoon(partitions, ticker.nanoTime());

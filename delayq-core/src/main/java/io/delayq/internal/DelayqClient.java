@@ -48,6 +48,10 @@ public final class DelayqClient implements AutoCloseable {
 
   private final ClientSettings settings;
   private final Telemetry telemetry;
+  private final ProcessIdentity identity = ProcessIdentity.create();
+  private final byte[] processIdBytes = Keys.bytes(identity.id());
+  private final RedisClock redisClock = new RedisClock(System::currentTimeMillis);
+  private final Heartbeat heartbeat;
   private final String displayUri;
   private final ClientResources resources;
   private final RedisConnector connector;
@@ -74,6 +78,7 @@ public final class DelayqClient implements AutoCloseable {
   public DelayqClient(ClientSettings settings, Telemetry telemetry) {
     this.settings = settings;
     this.telemetry = telemetry;
+    this.heartbeat = new Heartbeat(this, identity, settings.heartbeatInterval(), redisClock);
     List<RedisURI> uris = RedisUrls.parse(settings.redisUrl());
     this.displayUri = RedisUrls.redact(uris);
     this.resources =
@@ -131,6 +136,7 @@ public final class DelayqClient implements AutoCloseable {
             channel -> commands.publish(channel, Keys.bytes("probe")).toCompletableFuture());
     checkEvictionPolicy();
     openWorkerConnection();
+    redisClock.refresh(commands.time().toCompletableFuture(), redisClock.wallMillis());
   }
 
   private void checkEvictionPolicy() {
@@ -208,6 +214,58 @@ public final class DelayqClient implements AutoCloseable {
   public List<RedisStatus> redisStatus() {
     checkOpen("redisStatus()");
     return ServerProbe.probe(this, Ticker.SYSTEM);
+  }
+
+  /** The worker processes alive now, from the heartbeats in Redis. */
+  public List<io.delayq.WorkerProcess> workerProcesses() {
+    checkOpen("workerProcesses()");
+    return Heartbeat.list(this);
+  }
+
+  /** What this client works on now, per queue, for its heartbeat. */
+  List<io.delayq.WorkerProcess.QueueWork> queueWork() {
+    List<io.delayq.WorkerProcess.QueueWork> work = new ArrayList<>();
+    for (WorkerPool pool : pools) {
+      work.add(pool.work());
+    }
+    for (ListForwarder forwarder : forwarders) {
+      work.add(forwarder.work());
+    }
+    return Heartbeat.summarize(work);
+  }
+
+  Heartbeat heartbeat() {
+    return heartbeat;
+  }
+
+  RedisClock redisClock() {
+    return redisClock;
+  }
+
+  /** This client's identity, made when it was built; see {@link ProcessIdentity}. */
+  public String processId() {
+    return identity.id();
+  }
+
+  /** The process id as a script argument. */
+  byte[] processIdBytes() {
+    return processIdBytes;
+  }
+
+  ProcessIdentity identity() {
+    return identity;
+  }
+
+  public List<io.delayq.HistoryBucket> historyByMinute(int minutes) {
+    throw new UnsupportedOperationException("not yet");
+  }
+
+  public List<io.delayq.HistoryBucket> historyByHour(int hours) {
+    throw new UnsupportedOperationException("not yet");
+  }
+
+  public List<io.delayq.RedisNode> redisNodes() {
+    throw new UnsupportedOperationException("not yet");
   }
 
   /** Queues with a worker pool of this client that is not closed. */
@@ -350,18 +408,24 @@ public final class DelayqClient implements AutoCloseable {
 
   void register(WorkerPool pool) {
     pools.add(pool);
+    heartbeat.workStarted();
   }
 
   void unregister(WorkerPool pool) {
-    pools.remove(pool);
+    if (pools.remove(pool)) {
+      heartbeat.workStopped();
+    }
   }
 
   void register(ListForwarder forwarder) {
     forwarders.add(forwarder);
+    heartbeat.workStarted();
   }
 
   void unregister(ListForwarder forwarder) {
-    forwarders.remove(forwarder);
+    if (forwarders.remove(forwarder)) {
+      heartbeat.workStopped();
+    }
   }
 
   public boolean isClosed() {
@@ -406,6 +470,9 @@ public final class DelayqClient implements AutoCloseable {
         break;
       }
     }
+    // why: before the connections close; a handler still running past its timeout keeps its lease
+    // but the process no longer counts as a live worker
+    heartbeat.close();
     closed.set(true);
     telemetry.close();
     CompletableFuture<?>[] draining = open.stream().map(WorkerPool::finished).toArray(CompletableFuture[]::new);

@@ -3,9 +3,9 @@ package io.delayq.internal;
 /**
  * Fencing tokens. Each claim script call on a partition takes a fresh claim number (see
  * {@code lua/_lease.lua}); the token of the n-th job it leased (from 0) is the claim number times
- * {@value #PER_CLAIM} plus n, so every delivery has its own token and none is reused. Redis keeps
- * only the claim number beside each lease and the scripts compare that: one number per claim
- * instead of one formatted per job.
+ * {@value #PER_CLAIM} plus n, so every delivery has its own token and none is reused. The scripts
+ * compare only the claim number; the place and the claiming process stored after it (see {@code
+ * lua/_lease.lua}) are read back for {@code JobInfo}.
  */
 final class FencingTokens {
   /** More than the most jobs one claim call takes (1000, like {@code PullConsumer.claim}'s max). */
@@ -23,4 +23,44 @@ final class FencingTokens {
   static byte[] claimOf(long token) {
     return QueueContext.number(Math.floorDiv(token, PER_CLAIM));
   }
+
+  /**
+   * A lease as stored in the leases hash, {@code <claim>[k][@<place>@<holder>]}: its delivery's
+   * token and holder, or {@code null} when the value is not one (absent, or written by another
+   * program). A value from before 0.4.0 has no place nor holder: token 0, holder null.
+   */
+  static StoredLease parseLease(String value) {
+    if (value == null || value.isEmpty()) {
+      return null;
+    }
+    int digits = 0;
+    while (digits < value.length() && Character.isDigit(value.charAt(digits))) {
+      digits++;
+    }
+    if (digits == 0 || digits > 16) {
+      return null;
+    }
+    int at = value.indexOf('@', digits);
+    if (at < 0) {
+      return new StoredLease(0, null);
+    }
+    int second = value.indexOf('@', at + 1);
+    if (second < 0) {
+      return null;
+    }
+    try {
+      long claim = Long.parseLong(value.substring(0, digits));
+      int place = Integer.parseInt(value.substring(at + 1, second));
+      if (place < 0 || place >= PER_CLAIM) {
+        return null;
+      }
+      String holder = value.substring(second + 1);
+      return new StoredLease(of(claim, place), holder.isEmpty() ? null : holder);
+    } catch (NumberFormatException | ArithmeticException e) {
+      return null;
+    }
+  }
+
+  /** A delivery's token and the process id of its claimer, as read back from Redis. */
+  record StoredLease(long token, String holder) {}
 }

@@ -34,6 +34,8 @@ final class JobLookup {
           default -> JobState.DEAD;
         };
     boolean held = state == JobState.ACTIVE || state == JobState.EXPIRED;
+    FencingTokens.StoredLease lease =
+        held && reply.size() > 5 && reply.get(5) != null ? FencingTokens.parseLease(QueueContext.text(reply.get(5))) : null;
     return Optional.of(
         new JobInfo(
             id,
@@ -46,7 +48,9 @@ final class JobLookup {
             Instant.ofEpochMilli(record.createdMillis()),
             record.payload(),
             error,
-            record.json()));
+            record.json(),
+            lease == null ? 0 : lease.token(),
+            lease == null ? null : lease.holder()));
   }
 
   boolean cancel(String id) {

@@ -38,6 +38,50 @@ public final class Keys {
     return PREFIX + ":probe:" + clientId;
   }
 
+  /** The hash tag of the worker heartbeats: one slot for all of them, so a listing is one node's work. */
+  private static final String WORKERS_TAG = "{" + PREFIX + ":workers}";
+
+  /**
+   * The sorted set of live worker processes: member the process id, score when its heartbeat
+   * expires (epoch ms, Redis clock). Every heartbeat prunes the members whose score has passed.
+   */
+  public static String workersSeen() {
+    return WORKERS_TAG + ":seen";
+  }
+
+  /** One worker process's heartbeat: a hash with a TTL of three heartbeat intervals. */
+  public static String workerProcess(String processId) {
+    return WORKERS_TAG + ":w:" + processId;
+  }
+
+  /** The hash tag of one queue's history: its minute and hour buckets share a slot. */
+  static String historyTag(String queue) {
+    return "{" + PREFIX + ":h:" + queue + "}";
+  }
+
+  /** The tag of the history of all queues together. */
+  private static final String ALL_HISTORY_TAG = "{" + PREFIX + ":h}";
+
+  /** One queue's counters of one minute (a hash, see {@code lua/history-add.lua}). */
+  public static String historyMinute(String queue, long epochMinute) {
+    return historyTag(queue) + ":m:" + epochMinute;
+  }
+
+  /** One queue's counters of one hour. */
+  public static String historyHour(String queue, long epochHour) {
+    return historyTag(queue) + ":h:" + epochHour;
+  }
+
+  /** The counters of all queues together of one minute. */
+  public static String allHistoryMinute(long epochMinute) {
+    return ALL_HISTORY_TAG + ":m:" + epochMinute;
+  }
+
+  /** The counters of all queues together of one hour. */
+  public static String allHistoryHour(long epochHour) {
+    return ALL_HISTORY_TAG + ":h:" + epochHour;
+  }
+
   /**
    * The keys of partition {@code partition}, built anew on each call: a queue with many partitions
    * costs no memory per partition while it is not used, and building them costs far less than the
@@ -151,11 +195,15 @@ public final class Keys {
 
   /**
    * Whether {@code key} is, or is shaped like, a key delayq writes itself: a queue's settings, a
-   * partition key of any queue, the queue registry or the time probe. Another program's key may
+   * partition key of any queue, the queue registry, the time probe, a heartbeat or a history bucket. Another program's key may
    * still share a queue's hash tag (that is how it lands in the queue's cluster slot).
    */
   public static boolean isDelayqKey(String key) {
     if (key.equals(registry()) || key.equals(timeProbe())) {
+      return true;
+    }
+    if (key.startsWith(WORKERS_TAG + ":") || key.startsWith(ALL_HISTORY_TAG + ":")
+        || (key.startsWith("{" + PREFIX + ":h:") && (key.contains("}:m:") || key.contains("}:h:")))) {
       return true;
     }
     int close = key.indexOf('}');

@@ -125,6 +125,11 @@ final class ListForwarder implements Forwarder {
     return "redis-list:" + options.list() + " (" + mode + ", " + options.format().name().toLowerCase() + ")";
   }
 
+  /** What the heartbeat reports for this forwarder: one loop, and the jobs it holds while pushing them. */
+  io.delayq.WorkerProcess.QueueWork work() {
+    return new io.delayq.WorkerProcess.QueueWork(queue.name, 1, inFlight.get());
+  }
+
   /** Whether partition {@code p} is moved by the atomic script; for tests. */
   boolean isAtomic(int p) {
     return atomic[p];

@@ -259,4 +259,14 @@ final class Operating implements QueueAdmin {
     }
     queue.await(client.async().hset(key, FORWARD_FIELD, bytes).toCompletableFuture(), null);
   }
+
+  @Override
+  public List<io.delayq.HistoryBucket> historyByMinute(int minutes) {
+    throw new UnsupportedOperationException("not yet");
+  }
+
+  @Override
+  public List<io.delayq.HistoryBucket> historyByHour(int hours) {
+    throw new UnsupportedOperationException("not yet");
+  }
 }

@@ -37,7 +37,10 @@ public enum Script {
   SCHEDULE_READ("schedule-read.lua", ScriptOutputType.MULTI),
   SCHEDULE_SET("schedule-set.lua", ScriptOutputType.MULTI),
   SCHEDULE_TEND("schedule-tend.lua", ScriptOutputType.INTEGER),
-  SCHEDULE_REMOVE("schedule-remove.lua", ScriptOutputType.INTEGER);
+  SCHEDULE_REMOVE("schedule-remove.lua", ScriptOutputType.INTEGER),
+  HEARTBEAT("heartbeat.lua", ScriptOutputType.INTEGER),
+  WORKERS("workers.lua", ScriptOutputType.MULTI),
+  HISTORY_ADD("history-add.lua", ScriptOutputType.INTEGER);
 
   private final String fileName;
   private final ScriptOutputType outputType;

@@ -124,6 +124,11 @@ final class WorkerPool implements Workers {
     return running.size();
   }
 
+  /** What the heartbeat reports for this pool. */
+  io.delayq.WorkerProcess.QueueWork work() {
+    return new io.delayq.WorkerProcess.QueueWork(settling.queueName(), options.concurrency(), running.size());
+  }
+
   @Override
   public boolean isRunning() {
     return loop.isRunning();

@@ -5,8 +5,8 @@
 -- hash: the number of the claim that leased it, unique on the partition and never reused, so a
 -- former holder is refused even when the job was handed back uncounted and delivered again on the
 -- same attempt. The fencing token a caller holds is that claim number times 1000 plus the job's
--- place in the claim's reply (the client works it out; a claim takes at most 1000 jobs): unique
--- per delivery. Callers pass the claim number, which scripts compare. Why one number per claim:
+-- place in the claim's reply (a claim takes at most 1000 jobs): unique per delivery; the place is
+-- stored after the claim number only for JobInfo, and the scripts compare claim numbers. Callers pass the claim number, which scripts compare. Why one number per claim:
 -- formatting a number per job cost a claim of 100 jobs a tenth of its time. The stored value of a
 -- job scheduled with KEEP ends in 'k', so that its ack knows to remember the id (see _done.lua)
 -- without reading the record.
@@ -36,9 +36,27 @@ local function lease_expired_max(now_ms)
   return now_ms * LEASE_SCALE + LEASE_SCALE - 1
 end
 
--- True when `stored` (a leases hash value) is the lease of the claim numbered `claim` (text).
+-- A leases hash value is "<claim>[k][@<place>@<holder>]": the claim number; 'k' for a job scheduled
+-- with KEEP; then the job's place in the claim's reply (its fencing token is claim * 1000 + place)
+-- and the process id of the client that claimed it, for JobInfo. Values without the tail were
+-- written before 0.4.0 and are read the same.
+
+-- True when `stored` (a leases hash value, or false) is the lease of the claim numbered `claim` (text).
 local function is_holder(stored, claim)
-  return stored == claim or stored == claim .. 'k'
+  if not stored then
+    return false
+  end
+  local n = #claim
+  if string.sub(stored, 1, n) ~= claim then
+    return false
+  end
+  local after = string.sub(stored, n + 1, n + 1)
+  return after == '' or after == 'k' or after == '@'
+end
+
+-- True when `stored` (a leases hash value) marks a job scheduled with KEEP.
+local function lease_keeps(stored)
+  return string.find(stored, '^%d+k') ~= nil
 end
 
 -- The lease score of `id` when the claim numbered `claim` holds it and it has not ended; else nil.

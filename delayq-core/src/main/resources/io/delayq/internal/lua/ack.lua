@@ -26,7 +26,7 @@ for i, id in ipairs(ids) do
   if lease and lease_deadline(lease) > now_ms and is_holder(holders[i], claims[i]) then
     nd = nd + 1
     done[nd] = id
-    if holders[i] ~= claims[i] then
+    if lease_keeps(holders[i]) then
       nk = nk + 1
       kept[nk] = id
     end

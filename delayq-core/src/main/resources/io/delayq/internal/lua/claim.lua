@@ -3,6 +3,7 @@
 --
 -- KEYS and ARGV[1..7]: see _keys.lua. KEYS[12] the partition's schedules hash (see _schedules.lua).
 -- ARGV[8] max jobs   ARGV[9] lease ms   ARGV[10] max expired leases to recover
+-- ARGV[11] the claiming client's process id (16 hex digits; empty: none is stored)
 --
 -- Returns {nowMicros, nextWakeMs, paused, claim number (text, or 0 when none was leased),
 -- deadTrimMs, expired leases recovered, of those the ones buried (their last attempt), id1, dueMs1
@@ -27,6 +28,7 @@ local SCHEDULES = KEYS[12]
 local now_us = redis_now_us()
 local now_ms = math.floor(now_us / 1000)
 local max_jobs, lease_ms, max_recover = tonumber(ARGV[FIRST_ARG]), tonumber(ARGV[FIRST_ARG + 1]), tonumber(ARGV[FIRST_ARG + 2])
+local holder = ARGV[FIRST_ARG + 3] or ''
 
 -- Expired leases go back to the schedule first, so that a dead worker's jobs are claimed in turn.
 -- The earliest lease is read anyway for the next wake-up, so the common case costs one call.
@@ -109,6 +111,11 @@ if count > 0 then
     local score_text = {}
     local zadd, nz, leases, nl, no = {}, 0, {CLAIM_COUNTER, counter}, 2, #out
     local claim_keep = claim .. 'k'
+    -- why: the holder and place ride in the value the claim writes anyway (no command per job);
+    -- the place is the only number formatted per job, a small one
+    local holder_tail = holder ~= '' and ('@' .. holder) or nil
+    local claim_at, claim_keep_at = claim .. '@', claim_keep .. '@'
+    local place = 0
     out[4] = claim
     for i, id in ipairs(ids) do
       local record = records[i]
@@ -123,7 +130,12 @@ if count > 0 then
         zadd[nz + 2] = id
         nz = nz + 2
         leases[nl + 1] = id
-        leases[nl + 2] = scheduled_with_keep(record) and claim_keep or claim
+        if holder_tail then
+          leases[nl + 2] = (scheduled_with_keep(record) and claim_keep_at or claim_at) .. place .. holder_tail
+        else
+          leases[nl + 2] = scheduled_with_keep(record) and claim_keep or claim
+        end
+        place = place + 1
         nl = nl + 2
         out[no + 1] = id
         out[no + 2] = head[2 * i]

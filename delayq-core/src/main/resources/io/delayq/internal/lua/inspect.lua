@@ -3,9 +3,10 @@
 -- KEYS and ARGV[1..7]: see _keys.lua.
 -- ARGV[8] id
 --
--- Returns {state, time, attempts, record, lastError or false} with state
+-- Returns {state, time, attempts, record, lastError or false[, lease]} with state
 -- 's' scheduled (time: due ms), 'a' active (time: lease deadline ms), 'x' expired (an active lease
 -- that ended and is not yet recovered; time: its deadline), 'd' dead (time: burial ms); or {}.
+-- lease, for 'a' and 'x' only: the leases hash value (see _lease.lua), or false when absent.
 -- @include keys
 -- @include clock
 -- @include lease
@@ -19,7 +20,7 @@ local score = redis.call('ZSCORE', ACTIVE, id)
 if score then
   local now_ms = math.floor(redis_now_us() / 1000)
   local state = lease_deadline(score) > now_ms and 'a' or 'x'
-  return {state, lease_deadline(score), lease_attempt(score), record, error}
+  return {state, lease_deadline(score), lease_attempt(score), record, error, redis.call('HGET', LEASES, id)}
 end
 local attempts = tonumber(redis.call('HGET', ATTEMPTS, id)) or 0
 score = redis.call('ZSCORE', SCHEDULED, id)

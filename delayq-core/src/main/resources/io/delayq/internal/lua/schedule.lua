@@ -39,8 +39,8 @@ local function mark_keep(id)
     end
   end
   local lease = redis.call('HGET', LEASES, id)
-  if lease and string.sub(lease, -1) ~= 'k' then
-    redis.call('HSET', LEASES, id, lease .. 'k')
+  if lease and not lease_keeps(lease) then
+    redis.call('HSET', LEASES, id, (string.gsub(lease, '^(%d+)', '%1k', 1)))
   end
 end
 
