@@ -39,7 +39,12 @@ final class BrowserDashboard implements AutoCloseable {
   /** A server whose {@code --base-path} is {@code basePath} (null: none). */
   static BrowserDashboard start(String basePath) {
     String redis = ServerProcess.testRedis();
-    Delayq delayq = Delayq.connect(redis == null ? "redis://127.0.0.1:6379" : redis);
+    // why: short heartbeats and history flushes, so the Workers and History pages show this run's work within a second
+    Delayq delayq = Delayq.builder()
+        .redisUrl(redis == null ? "redis://127.0.0.1:6379" : redis)
+        .heartbeatInterval(Duration.ofMillis(500))
+        .historyFlushInterval(Duration.ofMillis(500))
+        .build();
     HttpSettings settings = HttpSettings.of("127.0.0.1", 0, TOKEN).withReadOnlyToken(READ_ONLY_TOKEN);
     if (basePath != null) {
       settings = settings.withBasePath(basePath);

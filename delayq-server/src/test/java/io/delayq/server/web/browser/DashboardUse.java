@@ -15,6 +15,7 @@ import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.UnhandledAlertException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -24,16 +25,26 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  */
 final class DashboardUse {
   private final BrowserSession browser;
-  private final BrowserDashboard dashboard;
+  private final String root;
 
   DashboardUse(BrowserSession browser, BrowserDashboard dashboard) {
+    this(browser, url(""));
+  }
+
+  /** Use of the dashboard at {@code root} (its URL with the prefix, no trailing '/'), such as through a proxy. */
+  DashboardUse(BrowserSession browser, String root) {
     this.browser = browser;
-    this.dashboard = dashboard;
+    this.root = root;
+  }
+
+  /** {@code path} (starting with '/') under this dashboard's root. */
+  String url(String path) {
+    return root + path;
   }
 
   /** Opens {@code path} (under the prefix) and waits for its {@code <main data-page=page>}. */
   WebElement open(String path, String page) {
-    browser.open(dashboard.url(path));
+    browser.open(url(path));
     return main(page);
   }
 
@@ -59,7 +70,7 @@ final class DashboardUse {
 
   /** Logs in on the login form with {@code token} and waits to leave it for {@code landing}. */
   void login(String token, String landing) {
-    browser.open(dashboard.url("/login"));
+    browser.open(url("/login"));
     typeToken(token);
     main(landing);
   }
@@ -74,6 +85,23 @@ final class DashboardUse {
   /** The row {@code key} of the table {@code table} on the page shown now (waiting for it). */
   WebElement row(String table, String key) {
     return browser.waitFor(rowOf(table, key));
+  }
+
+  /** The queue's row on the Queues page shown now, following its pages until it is there. */
+  WebElement queueRow(String queue) {
+    for (int page = 0; page < 100; page++) {
+      List<WebElement> rows = browser.findAll(rowOf("queues", queue));
+      if (!rows.isEmpty()) {
+        return rows.get(0);
+      }
+      List<WebElement> next = browser.findAll(By.cssSelector("main a[rel='next']"));
+      assertThat(next).as("queue " + queue + " on the Queues pages").isNotEmpty();
+      WebElement shown = browser.findAll(By.tagName("main")).get(0);
+      next.get(0).click();
+      browser.waitUntil(ExpectedConditions.stalenessOf(shown));
+      main("queues");
+    }
+    throw new AssertionError("queue " + queue + " not within 100 pages of the Queues page");
   }
 
   static By rowOf(String table, String key) {
@@ -102,7 +130,11 @@ final class DashboardUse {
   WebElement act(SearchContext scope, String action) {
     clearFlash();
     WebElement button = actionButton(scope, action);
-    button.click();
+    try {
+      button.click();
+    } catch (UnhandledAlertException e) {
+      // the click opened a confirmation: accepted below
+    }
     return awaitFlash();
   }
 
@@ -175,7 +207,7 @@ final class DashboardUse {
             headers: {'X-Delayq-Request': 'dashboard', 'Content-Type': 'application/x-www-form-urlencoded'},
             body: arguments[1]})
           .then(function (r) { done(r.status); }, function (e) { done('failed: ' + e); });""",
-        dashboard.url(path), body.toString());
+        url(path), body.toString());
     assertThat(status).as("the POST from the page").isInstanceOf(Long.class);
     return (Long) status;
   }
