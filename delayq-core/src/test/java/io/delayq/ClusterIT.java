@@ -52,6 +52,59 @@ class ClusterIT {
   }
 
   @Test
+  void heartbeatsHistoryHoldersAndNodesWorkAcrossTheMasters() {
+    String name = TestRedis.uniqueQueue("cluster-dashboard");
+    try (Delayq worker = Delayq.builder().redisUrl(cluster.seedUrl()).heartbeatInterval(Duration.ofMillis(200))
+            .historyFlushInterval(Duration.ofMillis(200)).build()) {
+      JobQueue queue = worker.queue(name, 6);
+      List<JobRequest> jobs = new ArrayList<>();
+      for (int i = 0; i < 12; i++) {
+        jobs.add(JobRequest.of("x").withId("j" + i));
+      }
+      queue.scheduleAll(jobs);
+      LeasedJob leased = queue.pull().claim(1, Duration.ofSeconds(30)).get(0);
+      JobInfo info = delayq.queue(name).get(leased.id()).orElseThrow();
+      assertThat(info.holder()).isEqualTo(worker.processId());
+      assertThat(info.fencingToken()).isEqualTo(leased.token());
+      queue.pull().ack(leased);
+      try (Workers workers = queue.startWorkers(job -> {}, WorkerOptions.builder().concurrency(3).build())) {
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+          assertThat(delayq.workerProcesses()).filteredOn(p -> p.id().equals(worker.processId())).singleElement()
+              .satisfies(p -> assertThat(p.queues()).containsExactly(new WorkerProcess.QueueWork(name, 3, 0)));
+          long[] sums = new long[2];
+          delayq.queue(name).admin().historyByMinute(5).forEach(b -> {
+            sums[0] += b.scheduled();
+            sums[1] += b.acked();
+          });
+          assertThat(sums).containsExactly(12, 12);
+        });
+      }
+      assertThat(delayq.workerProcesses()).noneMatch(p -> p.id().equals(worker.processId()));
+    }
+
+    List<RedisNode> nodes = delayq.redisNodes();
+    List<RedisNode> masters = nodes.stream().filter(n -> n.role().equals("master")).toList();
+    assertThat(masters).hasSize(3).allMatch(n -> n.mode().equals("cluster"));
+    assertThat(nodes).filteredOn(n -> n.role().equals("replica")).allMatch(n -> n.slotRanges().isEmpty());
+    boolean[] covered = new boolean[16384];
+    for (RedisNode master : masters) {
+      assertThat(master.slotRanges()).isNotEmpty();
+      for (String range : master.slotRanges()) {
+        String[] ends = range.split("-");
+        int from = Integer.parseInt(ends[0]);
+        int to = Integer.parseInt(ends[ends.length - 1]);
+        for (int slot = from; slot <= to; slot++) {
+          assertThat(covered[slot]).as("slot %d served twice", slot).isFalse();
+          covered[slot] = true;
+        }
+      }
+    }
+    for (int slot = 0; slot < covered.length; slot++) {
+      assertThat(covered[slot]).as("slot %d", slot).isTrue();
+    }
+  }
+
+  @Test
   void schedulesOnEveryMasterFireOncePerSecondAcrossTwoClients() {
     JobQueue queue = delayq.queue(TestRedis.uniqueQueue("cluster-schedules"), 16);
     List<String> names = new ArrayList<>();

@@ -171,6 +171,26 @@ class HeartbeatIT {
   }
 
   @Test
+  void onRedis62TooAProcessIsListedWhileItWorksAndGoneWhenItCloses() {
+    try (io.delayq.embedded.RedisServerProcess server = io.delayq.embedded.RedisServerProcess.builder().start()) {
+      assertThat(server.version()).contains("v=6.2");
+      Delayq worker = Delayq.builder().redisUrl(server.uri()).heartbeatInterval(INTERVAL).build();
+      try (Delayq reader = Delayq.connect(server.uri())) {
+        worker.queue("on-62").startWorkers(job -> {}, options(2));
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(reader.workerProcesses())
+            .singleElement().satisfies(p -> {
+              assertThat(p.id()).isEqualTo(worker.processId());
+              assertThat(p.queues()).containsExactly(new WorkerProcess.QueueWork("on-62", 2, 0));
+            }));
+        worker.close();
+        assertThat(reader.workerProcesses()).isEmpty();
+      } finally {
+        worker.close();
+      }
+    }
+  }
+
+  @Test
   void aHeartbeatIntervalBelow100MillisecondsIsRefused() {
     assertThatThrownBy(() -> Delayq.builder().heartbeatInterval(Duration.ofMillis(99)))
         .isInstanceOf(InvalidRequestException.class)

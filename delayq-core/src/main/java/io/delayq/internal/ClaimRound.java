@@ -123,8 +123,11 @@ final class ClaimRound {
     List<Delivery> jobs = new ArrayList<>((reply.size() - HEADER) / 4);
     long claim = reply.get(3) instanceof Long ? 0 : Long.parseLong(QueueContext.text(reply.get(3)));
     QueueMeters meters = settling.queue().meters();
-    meters.leasesExpired(((Long) reply.get(5)).intValue());
-    meters.dead(((Long) reply.get(6)).intValue());
+    int recovered = ((Long) reply.get(5)).intValue();
+    int buried = ((Long) reply.get(6)).intValue();
+    meters.leasesExpired(recovered);
+    meters.redelivered(recovered - buried);
+    meters.dead(buried);
     if ((reply.size() - HEADER) % 4 == 1) {
       // why: the claim handed out occurrences of recurring schedules; their next ones are computed now
       List<String> names = new ArrayList<>();

@@ -52,6 +52,7 @@ public final class DelayqClient implements AutoCloseable {
   private final byte[] processIdBytes = Keys.bytes(identity.id());
   private final RedisClock redisClock = new RedisClock(System::currentTimeMillis);
   private final Heartbeat heartbeat;
+  private final HistoryRecorder history;
   private final String displayUri;
   private final ClientResources resources;
   private final RedisConnector connector;
@@ -79,6 +80,7 @@ public final class DelayqClient implements AutoCloseable {
     this.settings = settings;
     this.telemetry = telemetry;
     this.heartbeat = new Heartbeat(this, identity, settings.heartbeatInterval(), redisClock);
+    this.history = new HistoryRecorder(this, redisClock, settings.historyFlushInterval(), settings.history());
     List<RedisURI> uris = RedisUrls.parse(settings.redisUrl());
     this.displayUri = RedisUrls.redact(uris);
     this.resources =
@@ -256,16 +258,28 @@ public final class DelayqClient implements AutoCloseable {
     return identity;
   }
 
+  /** All queues' history by minute. */
   public List<io.delayq.HistoryBucket> historyByMinute(int minutes) {
-    throw new UnsupportedOperationException("not yet");
+    HistoryFields.checkMinutes(minutes);
+    checkOpen("historyByMinute()");
+    return HistoryRecorder.read(this, minutes, HistoryFields.MINUTE, Keys::allHistoryMinute);
   }
 
+  /** All queues' history by hour. */
   public List<io.delayq.HistoryBucket> historyByHour(int hours) {
-    throw new UnsupportedOperationException("not yet");
+    HistoryFields.checkHours(hours);
+    checkOpen("historyByHour()");
+    return HistoryRecorder.read(this, hours, HistoryFields.HOUR, Keys::allHistoryHour);
   }
 
+  HistoryRecorder history() {
+    return history;
+  }
+
+  /** What each master (and each cluster replica) says about itself. */
   public List<io.delayq.RedisNode> redisNodes() {
-    throw new UnsupportedOperationException("not yet");
+    checkOpen("redisNodes()");
+    return ServerProbe.nodes(this, Ticker.SYSTEM);
   }
 
   /** Queues with a worker pool of this client that is not closed. */
@@ -473,6 +487,7 @@ public final class DelayqClient implements AutoCloseable {
     // why: before the connections close; a handler still running past its timeout keeps its lease
     // but the process no longer counts as a live worker
     heartbeat.close();
+    history.close();
     closed.set(true);
     telemetry.close();
     CompletableFuture<?>[] draining = open.stream().map(WorkerPool::finished).toArray(CompletableFuture[]::new);

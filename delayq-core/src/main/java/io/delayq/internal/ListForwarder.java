@@ -290,8 +290,11 @@ final class ListForwarder implements Forwarder {
       }
     }
     QueueMeters meters = queue.meters();
-    meters.leasesExpired(((Long) reply.get(5)).intValue());
-    meters.dead(((Long) reply.get(6)).intValue());
+    int recovered = ((Long) reply.get(5)).intValue();
+    int buried = ((Long) reply.get(6)).intValue();
+    meters.leasesExpired(recovered);
+    meters.redelivered(recovered - buried);
+    meters.dead(buried);
     if (moved > 0) {
       forwarded.addAndGet(moved);
       meters.acked((int) moved);

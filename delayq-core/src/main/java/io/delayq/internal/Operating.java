@@ -262,11 +262,17 @@ final class Operating implements QueueAdmin {
 
   @Override
   public List<io.delayq.HistoryBucket> historyByMinute(int minutes) {
-    throw new UnsupportedOperationException("not yet");
+    HistoryFields.checkMinutes(minutes);
+    queue.checkOpen("historyByMinute");
+    String name = queue.name;
+    return HistoryRecorder.read(client, minutes, HistoryFields.MINUTE, m -> Keys.historyMinute(name, m));
   }
 
   @Override
   public List<io.delayq.HistoryBucket> historyByHour(int hours) {
-    throw new UnsupportedOperationException("not yet");
+    HistoryFields.checkHours(hours);
+    queue.checkOpen("historyByHour");
+    String name = queue.name;
+    return HistoryRecorder.read(client, hours, HistoryFields.HOUR, h -> Keys.historyHour(name, h));
   }
 }

@@ -49,7 +49,7 @@ final class QueueContext {
   QueueMeters meters() {
     QueueMeters m = meters;
     if (m == null || m.retired()) {
-      m = client.meters().queue(name, () -> Operating.statsAsync(this));
+      m = QueueMeters.both(client.meters().queue(name, () -> Operating.statsAsync(this)), client.history().queue(name));
       meters = m;
     }
     m.touch();

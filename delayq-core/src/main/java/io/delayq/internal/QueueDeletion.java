@@ -25,6 +25,9 @@ final class QueueDeletion {
     this.queue = queue;
   }
 
+  /** History keys unlinked per call: one slot (the queue's history tag), a bounded command. */
+  static final int HISTORY_KEYS_PER_CALL = 500;
+
   long delete(boolean force) {
     queue.checkOpen("delete");
     int partitions = queue.partitionCount();
@@ -55,6 +58,8 @@ final class QueueDeletion {
     long deleted = purge(force);
     queue.await(redis.del(Keys.bytes(Keys.settings(queue.name))).toCompletableFuture(), null);
     queue.await(redis.srem(Keys.bytes(Keys.registry()), Keys.bytes(queue.name)).toCompletableFuture(), null);
+    queue.client.history().forget(queue.name);
+    HistoryRecorder.deleteKeys(queue.client, queue.name, HISTORY_KEYS_PER_CALL);
     queue.client.registry().forget(queue.name);
     return deleted;
   }

@@ -28,6 +28,12 @@ public interface QueueMeters {
   /** Deliveries handed back uncounted (a closing worker, a claim nobody waited for, {@code release}). */
   default void released(int jobs) {}
 
+  /**
+   * Expired leases recovered by this client's claims that had attempts left and were scheduled
+   * again (the others are {@link #dead}); part of {@link #leasesExpired}.
+   */
+  default void redelivered(int jobs) {}
+
   /** Leases that ended without an ack and were recovered by this client's claims. */
   default void leasesExpired(int leases) {}
 
@@ -40,5 +46,81 @@ public interface QueueMeters {
   /** Whether these meters were dropped (their queue went unused while others were used); get new ones. */
   default boolean retired() {
     return false;
+  }
+
+  /** Both: every event told to each, {@link #retired()} as {@code first} says (the Micrometer meters). */
+  static QueueMeters both(QueueMeters first, QueueMeters second) {
+    if (second == NONE) {
+      return first;
+    }
+    if (first == NONE) {
+      return second;
+    }
+    return new QueueMeters() {
+      @Override
+      public void scheduled(int created, int replaced, int kept) {
+        first.scheduled(created, replaced, kept);
+        second.scheduled(created, replaced, kept);
+      }
+
+      @Override
+      public void delivered(long latenessMicros) {
+        first.delivered(latenessMicros);
+        second.delivered(latenessMicros);
+      }
+
+      @Override
+      public void acked(int jobs) {
+        first.acked(jobs);
+        second.acked(jobs);
+      }
+
+      @Override
+      public void retried() {
+        first.retried();
+        second.retried();
+      }
+
+      @Override
+      public void redelivered(int jobs) {
+        first.redelivered(jobs);
+        second.redelivered(jobs);
+      }
+
+      @Override
+      public void dead(int jobs) {
+        first.dead(jobs);
+        second.dead(jobs);
+      }
+
+      @Override
+      public void released(int jobs) {
+        first.released(jobs);
+        second.released(jobs);
+      }
+
+      @Override
+      public void leasesExpired(int leases) {
+        first.leasesExpired(leases);
+        second.leasesExpired(leases);
+      }
+
+      @Override
+      public void handled(long nanos, boolean success) {
+        first.handled(nanos, success);
+        second.handled(nanos, success);
+      }
+
+      @Override
+      public void touch() {
+        first.touch();
+        second.touch();
+      }
+
+      @Override
+      public boolean retired() {
+        return first.retired();
+      }
+    };
   }
 }

@@ -37,6 +37,19 @@ class KeysTest {
   }
 
   @Test
+  void heartbeatAndHistoryNamesShareOneHashTagEach() {
+    assertThat(Keys.workersSeen()).isEqualTo("{dq:workers}:seen");
+    assertThat(Keys.workerProcess("0123456789abcdef")).isEqualTo("{dq:workers}:w:0123456789abcdef");
+    assertThat(Keys.historyMinute("orders", 28_000_000)).isEqualTo("{dq:h:orders}:m:28000000");
+    assertThat(Keys.historyHour("orders", 466_666)).isEqualTo("{dq:h:orders}:h:466666");
+    assertThat(Keys.allHistoryMinute(28_000_000)).isEqualTo("{dq:h}:m:28000000");
+    assertThat(Keys.allHistoryHour(466_666)).isEqualTo("{dq:h}:h:466666");
+    assertThat(Keys.isDelayqKey(Keys.workersSeen())).isTrue();
+    assertThat(Keys.isDelayqKey(Keys.historyMinute("orders", 1))).isTrue();
+    assertThat(Keys.isDelayqKey(Keys.allHistoryHour(1))).isTrue();
+  }
+
+  @Test
   void queueLevelNames() {
     assertThat(Keys.settings("orders")).isEqualTo("{dq:orders}:settings");
     assertThat(Keys.registry()).isEqualTo("dq:queues");

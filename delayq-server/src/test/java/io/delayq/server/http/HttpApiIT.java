@@ -532,7 +532,11 @@ class HttpApiIT {
   @Test
   void unknownRoutesAre404AndWrongMethods405() {
     assertError(api.get("/v1/nothing"), 404, "not_found", null);
-    assertError(api.get("/"), 404, "not_found", null);
+    assertError(api.get("/v1"), 404, "not_found", null);
+    // outside /v1 is the dashboard's: its root is the queues page, and anything else an HTML 404
+    assertThat(api.get("/").header("Content-Type")).isEqualTo("text/html; charset=utf-8");
+    assertThat(api.get("/nothing").status()).isEqualTo(404);
+    assertThat(api.get("/nothing").header("Content-Type")).isEqualTo("text/html; charset=utf-8");
     assertError(api.post("/v1/queues/" + queue + "/jobs/x/explode", Map.of()), 404, "not_found", null);
     Reply wrong = api.send("PUT", jobs() + "/x", "application/json", "{}".getBytes(StandardCharsets.UTF_8));
     assertError(wrong, 405, "method_not_allowed", null);
