@@ -16,6 +16,10 @@ public final class DashboardRoutes {
     AuthPages auth = new AuthPages(dashboard);
     Assets assets = dashboard.assets();
     QueuePages queues = new QueuePages(delayq);
+    SchedulePages schedules = new SchedulePages(delayq);
+    WorkerPages workers = new WorkerPages(delayq, java.time.Clock.systemUTC());
+    HistoryPages history = new HistoryPages(delayq);
+    RedisPages redis = new RedisPages(delayq, java.time.Clock.systemUTC());
     return List.of(
         // sessions and static files
         open("/login",                                    auth::form),
@@ -29,7 +33,17 @@ public final class DashboardRoutes {
         // queues
         page("/",                                         queues::list),
         action("/queues/{queue}/pause",                   queues::pause),
-        action("/queues/{queue}/resume",                  queues::resume));
+        action("/queues/{queue}/resume",                  queues::resume),
+        // schedules, workers, history, Redis
+        page("/schedules",                                schedules::all),
+        page("/queues/{queue}/schedules",                 schedules::ofQueue),
+        action("/queues/{queue}/schedules/{name}/pause",  schedules::pause),
+        action("/queues/{queue}/schedules/{name}/resume", schedules::resume),
+        action("/queues/{queue}/schedules/{name}/run",    schedules::runNow),
+        page("/workers",                                  workers::list),
+        page("/history",                                  history::all),
+        page("/queues/{queue}/history",                   history::ofQueue),
+        page("/redis",                                    redis::nodes));
   }
 
   /** A GET page or fragment; needs a session when the server has a token. */

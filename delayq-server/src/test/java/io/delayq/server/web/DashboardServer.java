@@ -34,6 +34,7 @@ final class DashboardServer implements AutoCloseable {
       Map.of("X-Delayq-Request", "dashboard", "Sec-Fetch-Site", "same-origin", "HX-Request", "true");
   private static final Pattern LINK = Pattern.compile("\\s(?:href|src|action|hx-post|hx-get)=\"([^\"]*)\"");
   private static Delayq shared;
+  private static String sharedUrl;
   private static RedisServerProcess ownRedis;
 
   private final ApiServer api;
@@ -74,9 +75,16 @@ final class DashboardServer implements AutoCloseable {
         url = ownRedis.uri();
         Runtime.getRuntime().addShutdownHook(new Thread(ownRedis::close));
       }
+      sharedUrl = url;
       shared = Delayq.connect(url);
     }
     return shared;
+  }
+
+  /** The URL of the Redis {@link #delayq()} is on, for tests that need clients of their own. */
+  static synchronized String redisUrl() {
+    delayq();
+    return sharedUrl;
   }
 
   /** A queue name no other test uses, with a job scheduled on it so that it exists. */
