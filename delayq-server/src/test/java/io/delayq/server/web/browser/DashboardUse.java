@@ -28,7 +28,7 @@ final class DashboardUse {
   private final String root;
 
   DashboardUse(BrowserSession browser, BrowserDashboard dashboard) {
-    this(browser, url(""));
+    this(browser, dashboard.url(""));
   }
 
   /** Use of the dashboard at {@code root} (its URL with the prefix, no trailing '/'), such as through a proxy. */
