@@ -20,6 +20,9 @@ public final class DashboardRoutes {
     WorkerPages workers = new WorkerPages(delayq, java.time.Clock.systemUTC());
     HistoryPages history = new HistoryPages(delayq);
     RedisPages redis = new RedisPages(delayq, java.time.Clock.systemUTC());
+    JobPages jobs = new JobPages(delayq);
+    DeadBulk bulk = new DeadBulk(delayq);
+    FindPage find = new FindPage(delayq);
     return List.of(
         // sessions and static files
         open("/login",                                    auth::form),
@@ -32,6 +35,7 @@ public final class DashboardRoutes {
                 request.pathParam("path"))),
         // queues
         page("/",                                         queues::list),
+        page("/queues/{queue}",                           jobs::queue),
         action("/queues/{queue}/pause",                   queues::pause),
         action("/queues/{queue}/resume",                  queues::resume),
         // schedules, workers, history, Redis
@@ -43,7 +47,20 @@ public final class DashboardRoutes {
         page("/workers",                                  workers::list),
         page("/history",                                  history::all),
         page("/queues/{queue}/history",                   history::ofQueue),
-        page("/redis",                                    redis::nodes));
+        page("/redis",                                    redis::nodes),
+        // jobs
+        page("/queues/{queue}/jobs/{id}",                 jobs::job),
+        page("/queues/{queue}/jobs/{id}/payload",         jobs::payload),
+        page("/find",                                     find::find),
+        action("/queues/{queue}/jobs/{id}/cancel",        jobs::cancel),
+        action("/queues/{queue}/jobs/{id}/reschedule",    jobs::reschedule),
+        action("/queues/{queue}/jobs/{id}/run-now",       jobs::runNow),
+        action("/queues/{queue}/dead/{id}/requeue",       jobs::requeue),
+        action("/queues/{queue}/dead/{id}/delete",        jobs::deleteDead),
+        // dead jobs in bulk; count only reads, but it is a POST of the filter form like the two it leads to
+        action("/queues/{queue}/dead/count",              bulk::count),
+        action("/queues/{queue}/dead/requeue-matching",   bulk::requeueMatching),
+        action("/queues/{queue}/dead/delete-matching",    bulk::deleteMatching));
   }
 
   /** A GET page or fragment; needs a session when the server has a token. */

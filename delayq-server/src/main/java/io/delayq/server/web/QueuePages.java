@@ -1,6 +1,9 @@
 package io.delayq.server.web;
 
 import io.delayq.Delayq;
+import io.delayq.DelayqException;
+import io.delayq.HistoryBucket;
+import java.time.Duration;
 import io.delayq.JobQueue;
 import io.delayq.Page;
 import io.delayq.RedisCommandException;
@@ -15,6 +18,8 @@ import java.util.Optional;
 final class QueuePages {
   /** Queues per page of the list. */
   static final int PAGE_SIZE = 50;
+  /** Minutes of history the sparklines show. */
+  static final int SPARK_MINUTES = 60;
 
   private final Delayq delayq;
 
@@ -33,7 +38,7 @@ final class QueuePages {
         delayq.existingQueue(name).ifPresent(queue -> rows.add(row(queue)));
       } catch (RedisCommandException broken) {
         // why: one queue whose keys another program overwrote must not hide every other queue
-        rows.add(new QueueRow(name, null, null, broken.getMessage()));
+        rows.add(new QueueRow(name, null, null, broken.getMessage(), null, null));
       }
     }
     Map<String, Object> params = new HashMap<>();
@@ -45,7 +50,18 @@ final class QueuePages {
 
   private static QueueRow row(JobQueue queue) {
     Optional<String> stored = queue.admin().forwardingSpec();
-    return new QueueRow(queue.name(), queue.admin().stats(), stored.map(QueuePages::describe).orElse(null), null);
+    String throughput = null;
+    String lateness = null;
+    try {
+      List<HistoryBucket> history = queue.admin().historyByMinute(SPARK_MINUTES);
+      throughput = Charts.series(history, "acked/min", HistoryBucket::acked);
+      lateness = Charts.series(history, "p99 lateness ms",
+          b -> b.lateness().percentile(0.99).map(Duration::toMillis).orElse(0L));
+    } catch (DelayqException unreadable) {
+      // why: the counts matter more than the sparklines; a history that cannot be read leaves them empty
+    }
+    return new QueueRow(queue.name(), queue.admin().stats(), stored.map(QueuePages::describe).orElse(null), null,
+        throughput, lateness);
   }
 
   /** A forwarding spec in words. */

@@ -195,6 +195,9 @@ class DashboardSecurityIT {
     Answer page = server.get("/?cursor=x%2Fy");
     assertThat(page.status()).isEqualTo(303);
     assertThat(page.header("Location")).isEqualTo("/login?next=%2F%3Fcursor%3Dx%252Fy");
+    Answer detail = server.get("/queues/" + queue + "?state=dead");
+    assertThat(detail.status()).isEqualTo(303);
+    assertThat(detail.header("Location")).isEqualTo("/login?next=%2Fqueues%2F" + queue + "%3Fstate%3Ddead");
     Answer htmx = server.get("/", Map.of("HX-Request", "true"));
     assertThat(htmx.status()).isEqualTo(401);
     assertThat(htmx.header("HX-Redirect")).isEqualTo("/login");

@@ -34,17 +34,15 @@
     }
   });
 
-  // After an action succeeded, reload the page's <main> so that it shows the new state; the flash
-  // message (outside <main>) stays. Elements with data-no-reload (the count of a bulk action,
-  // whose answer is the confirmation form) keep the page as it is.
+  // After an action (any POST) succeeded, reload the page's <main> so that it shows the new state;
+  // the flash message (outside <main>) stays. An element inside [data-no-reload] (the count of a
+  // bulk action, whose answer is the confirmation form) keeps the page as it is.
   document.addEventListener('htmx:afterRequest', function (evt) {
     var elt = evt.detail.elt;
     var xhr = evt.detail.xhr;
-    if (!evt.detail.successful || !elt || !elt.closest || (xhr && xhr.getResponseHeader('HX-Redirect'))) {
-      return;
-    }
-    var action = elt.closest('[data-action]');
-    if (!action || action.hasAttribute('data-no-reload') || (evt.detail.requestConfig || {}).verb === 'get') {
+    var verb = ((evt.detail.requestConfig || {}).verb || '').toLowerCase();
+    if (!evt.detail.successful || verb === 'get' || !elt || !elt.closest || elt.closest('[data-no-reload]')
+        || (xhr && xhr.getResponseHeader('HX-Redirect'))) {
       return;
     }
     htmx.ajax('GET', window.location.href, { target: 'main', select: 'main', swap: 'outerHTML' });
