@@ -12,6 +12,7 @@ import io.delayq.LeasedJob;
 import io.delayq.Schedule;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -155,6 +156,10 @@ class ActionsBrowserIT {
     use.open("/queues/" + name + "?state=dead", "queue");
     WebElement count = DashboardUse.actionButton(browser.driver(), "count");
     WebElement filter = count.findElement(By.xpath("ancestor::form"));
+    List<WebElement> folded = filter.findElements(By.xpath("ancestor::details[not(@open)]/summary"));
+    if (!folded.isEmpty()) {
+      folded.get(0).click(); // the bulk panel is folded away until asked for
+    }
     filter.findElement(By.name("error")).sendKeys("bulk-boom");
     count.click();
     WebElement confirm = browser.waitFor(By.cssSelector("[data-action='requeue-matching']"));

@@ -120,7 +120,8 @@ class PagesBrowserIT {
   void queueDetailListsScheduledJobsByDueTime() {
     WebElement main = use.open("/queues/" + states + "?state=scheduled", "queue");
     List<String> rows = rowKeys(main, "jobs");
-    assertThat(rows).containsExactly("later-json", "later-xss");
+    // scheduled: every waiting job by due time, the due one first
+    assertThat(rows).containsExactly("due-1", "later-json", "later-xss");
     browser.screenshot("queue-scheduled");
     use.assertClean();
   }
@@ -195,11 +196,16 @@ class PagesBrowserIT {
 
     use.open("/", "queues");
     form = browser.waitFor(By.cssSelector("header form[role='search']"));
-    form.findElement(By.name("id")).sendKeys("no-such-job-" + UUID.randomUUID(), Keys.ENTER);
+    String missing = "no-such-job-" + UUID.randomUUID();
+    form.findElement(By.name("id")).sendKeys(missing, Keys.ENTER);
     WebElement notFound = use.main("find");
-    assertThat(notFound.getText()).containsIgnoringCase("not found");
+    // not found, saying which queues were searched
+    assertThat(notFound.getText()).contains(missing).containsIgnoringCase("searched").contains(states);
+    assertThat(browser.findAll(By.cssSelector("main [data-table]"))).as("no job shown").isEmpty();
     browser.screenshot("find-not-found");
-    use.assertClean();
+    browser.assertNoExternalRequests();
+    // the not-found page is answered 404, which the console reports for the page itself; nothing else may be there
+    assertThat(browser.consoleErrors()).as("console errors").allMatch(e -> e.startsWith(dashboard.url("/find?")) && e.contains("404"));
   }
 
   @Test

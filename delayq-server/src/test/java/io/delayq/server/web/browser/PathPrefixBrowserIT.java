@@ -100,7 +100,9 @@ class PathPrefixBrowserIT {
     assertThat(queue.admin().stats().paused()).as("paused through " + root).isTrue();
     browser.screenshot(screenshot);
 
-    List<Request> outside = browser.requests().stream().filter(r -> r.url().matches("(?i)(https?|wss?):.*") && !r.url().startsWith(root + "/")).toList();
+    List<Request> outside = browser.requests().stream()
+        .filter(r -> r.url().matches("(?i)(https?|wss?):.*") && !r.url().startsWith(root + "/"))
+        .toList();
     assertThat(outside).as("requests outside " + root + "/").isEmpty();
     browser.assertNoExternalRequests();
     browser.assertNoConsoleErrors();
