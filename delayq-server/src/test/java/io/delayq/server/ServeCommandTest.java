@@ -53,6 +53,36 @@ class ServeCommandTest {
   }
 
   @Test
+  void takesAReadOnlyTokenOnlyBesideADifferentFullOne() throws Exception {
+    DelayqServer.Settings both = settings("--token", "full-0123456789abcdef", "--read-only-token", "ro-0123456789abcdef");
+    assertThat(both.http().readOnlyToken()).isEqualTo("ro-0123456789abcdef");
+    Path file = Files.writeString(dir.resolve("ro"), " ro-from-file-0123456789\n");
+    assertThat(settings("--token", "full-0123456789abcdef", "--read-only-token-file", file.toString())
+        .http().readOnlyToken()).isEqualTo("ro-from-file-0123456789");
+    assertThatThrownBy(() -> settings("--token", "", "--read-only-token", "ro-0123456789abcdef"))
+        .isInstanceOf(ServeCommand.UsageException.class).hasMessageContaining("needs a full token too");
+    assertThatThrownBy(() -> settings("--token", "same-0123456789abcdef", "--read-only-token", "same-0123456789abcdef"))
+        .isInstanceOf(ServeCommand.UsageException.class).hasMessageContaining("equals the full token");
+    assertThatThrownBy(() -> settings("--token", "full-0123456789abcdef", "--read-only-token", "ro",
+        "--read-only-token-file", file.toString()))
+        .isInstanceOf(ServeCommand.UsageException.class)
+        .hasMessageContaining("both --read-only-token (DELAYQ_READ_ONLY_TOKEN) and --read-only-token-file");
+    assertThatThrownBy(() -> settings("--token", "full-0123456789abcdef", "--read-only-token", "has space"))
+        .isInstanceOf(ServeCommand.UsageException.class).hasMessageContaining("the read-only token holds a space");
+  }
+
+  @Test
+  void takesABasePathOfPlainSegmentsOnly() {
+    assertThat(settings("--token", "", "--base-path", "/ops/delayq").http().basePath()).isEqualTo("/ops/delayq");
+    assertThat(settings("--token", "", "--base-path", "").http().basePath()).isNull();
+    for (String bad : new String[] {"/", "delayq", "/delayq/", "/a b", "/..", "/x/./y"}) {
+      assertThatThrownBy(() -> settings("--token", "", "--base-path", bad))
+          .isInstanceOf(ServeCommand.UsageException.class)
+          .hasMessageContaining("--base-path (DELAYQ_BASE_PATH) '" + bad.trim() + "' is not a path prefix");
+    }
+  }
+
+  @Test
   void readsAndTrimsTheTokenFile() throws Exception {
     Path file = Files.writeString(dir.resolve("token"), "  s3cret-token-from-file\n");
     assertThat(settings("--token-file", file.toString(), "--token", "").token()).isEqualTo("s3cret-token-from-file");

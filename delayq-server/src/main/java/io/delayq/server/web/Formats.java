@@ -53,6 +53,6 @@ public final class Formats {
 
   /** {@code 1,234,567}. */
   public static String count(long n) {
-    return String.format("%,d", n);
+    return String.format(java.util.Locale.ROOT, "%,d", n);
   }
 }
