@@ -38,16 +38,6 @@ public final class DashboardRoutes {
         page("/queues/{queue}",                           jobs::queue),
         action("/queues/{queue}/pause",                   queues::pause),
         action("/queues/{queue}/resume",                  queues::resume),
-        // schedules, workers, history, Redis
-        page("/schedules",                                schedules::all),
-        page("/queues/{queue}/schedules",                 schedules::ofQueue),
-        action("/queues/{queue}/schedules/{name}/pause",  schedules::pause),
-        action("/queues/{queue}/schedules/{name}/resume", schedules::resume),
-        action("/queues/{queue}/schedules/{name}/run",    schedules::runNow),
-        page("/workers",                                  workers::list),
-        page("/history",                                  history::all),
-        page("/queues/{queue}/history",                   history::ofQueue),
-        page("/redis",                                    redis::nodes),
         // jobs
         page("/queues/{queue}/jobs/{id}",                 jobs::job),
         page("/queues/{queue}/jobs/{id}/payload",         jobs::payload),
@@ -60,7 +50,17 @@ public final class DashboardRoutes {
         // dead jobs in bulk; count only reads, but it is a POST of the filter form like the two it leads to
         action("/queues/{queue}/dead/count",              bulk::count),
         action("/queues/{queue}/dead/requeue-matching",   bulk::requeueMatching),
-        action("/queues/{queue}/dead/delete-matching",    bulk::deleteMatching));
+        action("/queues/{queue}/dead/delete-matching",    bulk::deleteMatching),
+        // schedules, workers, history, Redis
+        page("/schedules",                                schedules::all),
+        page("/queues/{queue}/schedules",                 schedules::ofQueue),
+        action("/queues/{queue}/schedules/{name}/pause",  schedules::pause),
+        action("/queues/{queue}/schedules/{name}/resume", schedules::resume),
+        action("/queues/{queue}/schedules/{name}/run",    schedules::runNow),
+        page("/workers",                                  workers::list),
+        page("/history",                                  history::all),
+        page("/queues/{queue}/history",                   history::ofQueue),
+        page("/redis",                                    redis::nodes));
   }
 
   /** A GET page or fragment; needs a session when the server has a token. */

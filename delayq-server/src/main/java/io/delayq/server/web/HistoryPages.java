@@ -10,8 +10,7 @@ import java.util.Map;
 
 /**
  * The History pages ({@code /history}, {@code /queues/{queue}/history}, {@code ?range=1h|24h|7d}):
- * throughput and lateness charts of all queues together or of one, and the queue selector; and the
- * Queues page's sparklines ({@link #sparkline}).
+ * throughput and lateness charts of all queues together or of one, and the queue selector.
  */
 final class HistoryPages {
   /** Queue names the selector offers (as suggestions; any name can be typed). */
@@ -67,14 +66,5 @@ final class HistoryPages {
     } catch (InvalidRequestException e) {
       throw WebException.badRequest(e.getMessage());
     }
-  }
-
-  /**
-   * The sparkline of a queue for the Queues page: its last 60 minutes, delivered per minute and
-   * lateness p99, as JSON to embed in a {@code <script type="application/json" data-chart>} block
-   * (see {@code sparkline.jte}).
-   */
-  static String sparkline(JobQueue queue) {
-    return ChartJson.embeddable(HistoryCharts.of(queue.admin().historyByMinute(60)).sparkline());
   }
 }

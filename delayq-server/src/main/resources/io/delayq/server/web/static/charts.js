@@ -40,8 +40,10 @@
   }
 
   function widthOf(box, sparkline) {
-    var width = box.clientWidth || (sparkline ? 120 : 640);
-    return Math.max(sparkline ? 60 : 240, width);
+    if (sparkline) {
+      return 120;
+    }
+    return Math.max(240, box.clientWidth || 640);
   }
 
   function options(spec, box) {
@@ -58,15 +60,21 @@
       });
     });
     if (sparkline) {
+      var axes = [{ show: false }, { show: false }];
+      var scales = { x: { time: true }, y: { auto: true } };
+      if (series.length > 2) {
+        axes.push({ show: false, scale: "ms" });
+        scales.ms = { auto: true };
+      }
       return {
         width: widthOf(box, true),
-        height: 32,
+        height: 28,
         series: series,
         legend: { show: false },
         cursor: { show: false },
         select: { show: false },
-        axes: [{ show: false }, { show: false }, { show: false, scale: "ms" }],
-        scales: { x: { time: true }, y: { auto: true }, ms: { auto: true } }
+        axes: axes,
+        scales: scales
       };
     }
     return {
