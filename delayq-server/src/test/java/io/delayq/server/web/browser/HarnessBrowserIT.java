@@ -17,7 +17,7 @@ import org.openqa.selenium.By;
  * The harness itself, on pages of a test site: it sees a request leave for another host, a CSP
  * violation on the console, and saves screenshots; the browser and driver are the installed ones.
  */
-class BrowserSessionIT {
+class HarnessBrowserIT {
   @RegisterExtension static final BrowserSession browser = new BrowserSession();
   private static TestSite site;
 
