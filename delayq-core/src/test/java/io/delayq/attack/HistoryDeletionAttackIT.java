@@ -26,9 +26,13 @@ class HistoryDeletionAttackIT {
       assertThat(Histories.flush(queue)).isTrue();
       queue.schedule(JobRequest.of("x").withId("b"));
       admin.queue(name).admin().delete(true);
-      assertThat(TestRedis.keysMatching(redis, "{dq:h:" + name + "}:*")).as("right after the delete").isEmpty();
+      // The queue's history keys share its settings tag; the pattern names both shapes they ever had.
+      String pattern = "{dq:" + name + "}:history:*";
+      String formerPattern = "{dq:h:" + name + "}:*";
+      assertThat(TestRedis.keysMatching(redis, pattern)).as("right after the delete").isEmpty();
       Histories.flush(queue);
-      assertThat(TestRedis.keysMatching(redis, "{dq:h:" + name + "}:*")).as("after the producer's next flush").isEmpty();
+      assertThat(TestRedis.keysMatching(redis, pattern)).as("after the producer's next flush").isEmpty();
+      assertThat(TestRedis.keysMatching(redis, formerPattern)).as("after the producer's next flush, former names").isEmpty();
     } finally {
       raw.shutdown();
     }
