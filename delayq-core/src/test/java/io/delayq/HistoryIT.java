@@ -133,9 +133,9 @@ class HistoryIT {
       }
     }
     assertThat(Histories.flush(queue)).isTrue();
-    List<String> keys = TestRedis.keysMatching(redis, "{dq:h:" + name + "}:*");
-    List<String> minuteKeys = keys.stream().filter(k -> k.contains("}:m:")).toList();
-    List<String> hourKeys = keys.stream().filter(k -> k.contains("}:h:")).toList();
+    List<String> keys = TestRedis.keysMatching(redis, "{dq:" + name + "}:history:*");
+    List<String> minuteKeys = keys.stream().filter(k -> k.contains("}:history:m:")).toList();
+    List<String> hourKeys = keys.stream().filter(k -> k.contains("}:history:h:")).toList();
     // Six flushes within a minute or two: one key per minute and per hour, not one per flush.
     assertThat(minuteKeys).hasSizeBetween(1, 2);
     assertThat(hourKeys).hasSizeBetween(1, 2);
@@ -149,7 +149,7 @@ class HistoryIT {
     assertThat(recent(queue.admin()).scheduled()).isEqualTo(50);
 
     queue.admin().delete(true);
-    assertThat(TestRedis.keysMatching(redis, "{dq:h:" + name + "}:*")).isEmpty();
+    assertThat(TestRedis.keysMatching(redis, "{dq:" + name + "}:history:*")).isEmpty();
   }
 
   @Test

@@ -46,10 +46,16 @@ class QueueDeletionIT {
   }
 
   /** Every key of the queue's (its settings and its partitions'), found by a scan. */
+  /** The queue's keys, but for its deletion mark, which must expire by itself within two hours. */
   private static List<String> keysOf(String queue) {
     List<String> keys = new ArrayList<>();
     ScanIterator.scan(rawConnection.sync(), ScanArgs.Builder.matches("*dq:" + queue + "*").limit(1000))
         .forEachRemaining(keys::add);
+    String mark = io.delayq.internal.Keys.historyDeleted(queue);
+    if (keys.remove(mark)) {
+      assertThat(rawConnection.sync().pttl(mark)).as("the deletion mark's time to live")
+          .isBetween(1L, Duration.ofHours(2).toMillis());
+    }
     return keys;
   }
 
@@ -224,7 +230,9 @@ class QueueDeletionIT {
         assertThat(purgeMicros).hasSize(6);
         System.out.printf("purge calls for 5,000 jobs: %d, longest %d us, all %s%n",
             purgeMicros.size(), purgeMicros.stream().mapToLong(Long::longValue).max().orElse(0), purgeMicros);
-        assertThat(conn.sync().dbsize()).isEqualTo(conn.sync().exists("dq:time-probe"));
+        // what is left: the time probe, and the two deleted queues' short-lived deletion marks
+        assertThat(conn.sync().dbsize()).isEqualTo(conn.sync().exists("dq:time-probe",
+            io.delayq.internal.Keys.historyDeleted("bulk"), io.delayq.internal.Keys.historyDeleted("warm-up")));
       } finally {
         client.shutdown();
       }

@@ -31,6 +31,8 @@ final class Heartbeat implements AutoCloseable {
   /** Most processes a listing reads; one entry per live process, so far more than any deployment. */
   static final int MAX_LISTED = 10_000;
   private static final String FORMAT = "1";
+  /** Whether a live-process set of another type was reported, so that a dashboard polling it does not log each time. */
+  private static final AtomicBoolean foreignSeenLogged = new AtomicBoolean();
 
   private final DelayqClient client;
   private final ProcessIdentity identity;
@@ -215,6 +217,15 @@ final class Heartbeat implements AutoCloseable {
     byte[][] keys = {Keys.bytes(Keys.workersSeen())};
     byte[][] args = {ServerTime.IN_SCRIPT, QueueContext.number(MAX_LISTED)};
     List<Object> reply = client.await(client.scripts().<List<Object>>run(Script.WORKERS, keys, args), null, null, 0);
+    if (reply.get(0) instanceof Long status && status < 0) {
+      if (!foreignSeenLogged.getAndSet(true)) {
+        log.warn("{} is a {}, not delayq's sorted set of live worker processes; no process is listed until the next"
+            + " heartbeat replaces it (logged once until it is a sorted set again)", Keys.workersSeen(),
+            QueueContext.text(reply.get(1)));
+      }
+      return List.of();
+    }
+    foreignSeenLogged.set(false);
     List<String> ids = new ArrayList<>();
     for (int i = 1; i < reply.size(); i++) {
       ids.add(QueueContext.text(reply.get(i)));

@@ -58,19 +58,6 @@ final class HistoryCounts {
     return taken;
   }
 
-  /** Puts back what a failed flush drained. */
-  void restore(long[] taken) {
-    for (int i = 0; i < taken.length; i++) {
-      add(i, taken[i]);
-    }
-  }
-
-  static void addInto(long[] sum, long[] taken) {
-    for (int i = 0; i < taken.length; i++) {
-      sum[i] += taken[i];
-    }
-  }
-
   static int slotCount() {
     return FIELDS.length;
   }

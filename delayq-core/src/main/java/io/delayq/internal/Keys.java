@@ -5,8 +5,8 @@ import java.util.Arrays;
 
 /**
  * Every Redis key and channel name delayq uses, built here and nowhere else. All keys of one
- * partition share the hash tag {@code {dq:<queue>:<partition>}}, so each script touches a single
- * cluster slot. Changing any name is a storage format change: record it in UPGRADING.md.
+ * partition share the hash tag {@code {dq:<queue>:<partition>}}, and a queue's settings and history
+ * the tag {@code {dq:<queue>}}, so each script touches a single cluster slot. Changing any name is a storage format change: record it in UPGRADING.md.
  */
 public final class Keys {
   private static final String PREFIX = "dq";
@@ -15,7 +15,7 @@ public final class Keys {
 
   /** The queue's settings hash (partition count, paused, stored defaults). */
   public static String settings(String queue) {
-    return "{" + PREFIX + ":" + queue + "}:settings";
+    return queueTag(queue) + ":settings";
   }
 
   /** The set of all queue names, for listings. */
@@ -54,22 +54,41 @@ public final class Keys {
     return WORKERS_TAG + ":w:" + processId;
   }
 
-  /** The hash tag of one queue's history: its minute and hour buckets share a slot. */
-  static String historyTag(String queue) {
-    return "{" + PREFIX + ":h:" + queue + "}";
+  /**
+   * The hash tag of a queue's own keys outside its partitions (settings and history), braces
+   * included: {@code {dq:<queue>}}. The history shares it so that the script adding to a queue's
+   * buckets can check atomically that the queue still exists.
+   */
+  static String queueTag(String queue) {
+    return "{" + PREFIX + ":" + queue + "}";
+  }
+
+  /**
+   * Present for a while after a queue was deleted (a string with a TTL): history-add writes nothing
+   * for the queue while it exists, so another client's late flush cannot bring the history back.
+   * Making the queue again removes it.
+   */
+  public static String historyDeleted(String queue) {
+    return queueTag(queue) + ":deleted";
   }
 
   /** The tag of the history of all queues together. */
   private static final String ALL_HISTORY_TAG = "{" + PREFIX + ":h}";
 
-  /** One queue's counters of one minute (a hash, see {@code lua/history-add.lua}). */
+  private static final String HISTORY_MINUTE = ":history:m:";
+  private static final String HISTORY_HOUR = ":history:h:";
+
+  /**
+   * One queue's counters of one minute (a hash, see {@code lua/history-add.lua}), in the slot of
+   * the queue's settings.
+   */
   public static String historyMinute(String queue, long epochMinute) {
-    return historyTag(queue) + ":m:" + epochMinute;
+    return queueTag(queue) + HISTORY_MINUTE + epochMinute;
   }
 
-  /** One queue's counters of one hour. */
+  /** One queue's counters of one hour, in the slot of the queue's settings. */
   public static String historyHour(String queue, long epochHour) {
-    return historyTag(queue) + ":h:" + epochHour;
+    return queueTag(queue) + HISTORY_HOUR + epochHour;
   }
 
   /** The counters of all queues together of one minute. */
@@ -202,8 +221,7 @@ public final class Keys {
     if (key.equals(registry()) || key.equals(timeProbe())) {
       return true;
     }
-    if (key.startsWith(WORKERS_TAG + ":") || key.startsWith(ALL_HISTORY_TAG + ":")
-        || (key.startsWith("{" + PREFIX + ":h:") && (key.contains("}:m:") || key.contains("}:h:")))) {
+    if (key.startsWith(WORKERS_TAG + ":") || key.startsWith(ALL_HISTORY_TAG + ":")) {
       return true;
     }
     int close = key.indexOf('}');
@@ -211,7 +229,8 @@ public final class Keys {
       return false;
     }
     String rest = key.substring(close + 1);
-    if (rest.equals(":settings") || rest.equals(":schedules")) {
+    if (rest.equals(":settings") || rest.equals(":schedules") || rest.equals(":deleted")
+        || rest.startsWith(HISTORY_MINUTE) || rest.startsWith(HISTORY_HOUR)) {
       return true;
     }
     for (byte[] suffix : PARTITION_KEY_SUFFIXES) {

@@ -59,6 +59,7 @@ final class QueueDeletion {
     queue.await(redis.del(Keys.bytes(Keys.settings(queue.name))).toCompletableFuture(), null);
     queue.await(redis.srem(Keys.bytes(Keys.registry()), Keys.bytes(queue.name)).toCompletableFuture(), null);
     queue.client.history().forget(queue.name);
+    HistoryRecorder.markDeleted(queue.client, queue.name);
     HistoryRecorder.deleteKeys(queue.client, queue.name, HISTORY_KEYS_PER_CALL);
     queue.client.registry().forget(queue.name);
     return deleted;

@@ -118,7 +118,10 @@ final class QueueRegistry {
         redis.hsetnx(key, PARTITIONS_FIELD, Keys.bytes(Integer.toString(partitions))).toCompletableFuture();
     CompletableFuture<Long> registered = redis.sadd(Keys.bytes(Keys.registry()), Keys.bytes(name)).toCompletableFuture();
     CompletableFuture<byte[]> stored = redis.hget(key, PARTITIONS_FIELD).toCompletableFuture();
+    // why: a queue made again under a deleted one's name gets its history written again
+    CompletableFuture<Long> undeleted = redis.del(Keys.bytes(Keys.historyDeleted(name))).toCompletableFuture();
     client.await(created, name, null, 0);
+    client.await(undeleted, name, null, 0);
     client.await(registered, name, null, 0);
     return parsePartitions(name, client.await(stored, name, null, 0));
   }

@@ -40,7 +40,7 @@ public enum Script {
   SCHEDULE_REMOVE("schedule-remove.lua", ScriptOutputType.INTEGER),
   HEARTBEAT("heartbeat.lua", ScriptOutputType.INTEGER),
   WORKERS("workers.lua", ScriptOutputType.MULTI),
-  HISTORY_ADD("history-add.lua", ScriptOutputType.INTEGER);
+  HISTORY_ADD("history-add.lua", ScriptOutputType.MULTI);
 
   private final String fileName;
   private final ScriptOutputType outputType;

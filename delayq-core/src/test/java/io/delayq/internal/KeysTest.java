@@ -37,15 +37,19 @@ class KeysTest {
   }
 
   @Test
-  void heartbeatAndHistoryNamesShareOneHashTagEach() {
+  void heartbeatAndHistoryNamesShareOneHashTagEachAndAQueuesHistoryItsSettingsTag() {
     assertThat(Keys.workersSeen()).isEqualTo("{dq:workers}:seen");
     assertThat(Keys.workerProcess("0123456789abcdef")).isEqualTo("{dq:workers}:w:0123456789abcdef");
-    assertThat(Keys.historyMinute("orders", 28_000_000)).isEqualTo("{dq:h:orders}:m:28000000");
-    assertThat(Keys.historyHour("orders", 466_666)).isEqualTo("{dq:h:orders}:h:466666");
+    assertThat(Keys.historyMinute("orders", 28_000_000)).isEqualTo("{dq:orders}:history:m:28000000");
+    assertThat(Keys.historyHour("orders", 466_666)).isEqualTo("{dq:orders}:history:h:466666");
     assertThat(Keys.allHistoryMinute(28_000_000)).isEqualTo("{dq:h}:m:28000000");
     assertThat(Keys.allHistoryHour(466_666)).isEqualTo("{dq:h}:h:466666");
     assertThat(Keys.isDelayqKey(Keys.workersSeen())).isTrue();
     assertThat(Keys.isDelayqKey(Keys.historyMinute("orders", 1))).isTrue();
+    assertThat(Keys.isDelayqKey(Keys.historyHour("orders", 1))).isTrue();
+    assertThat(Keys.historyDeleted("orders")).isEqualTo("{dq:orders}:deleted");
+    assertThat(Keys.isDelayqKey(Keys.historyDeleted("orders"))).isTrue();
+    assertThat(Keys.isDelayqKey("{dq:orders}:someone-elses")).isFalse();
     assertThat(Keys.isDelayqKey(Keys.allHistoryHour(1))).isTrue();
   }
 

@@ -7,9 +7,16 @@
 -- ARGV[2] process id   ARGV[3] time to live, ms   ARGV[4..] field, value, field, value, ... of the hash
 --
 -- Returns the server time written as the hash's 'seen' field, epoch ms.
+--
+-- KEYS[1] is delayq's own key name: a key of another type there (another program's, or damage) is
+-- replaced by the sorted set, so heartbeats heal it instead of failing forever.
 -- @include clock
 local now_ms = math.floor(redis_now_us() / 1000)
 local ttl = tonumber(ARGV[3])
+local t = redis.call('TYPE', KEYS[1])['ok']
+if t ~= 'zset' and t ~= 'none' then
+  redis.call('DEL', KEYS[1])
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms)
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[2], 'seen', string.format('%d', now_ms), unpack(ARGV, 4))
