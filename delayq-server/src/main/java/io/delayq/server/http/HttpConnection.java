@@ -461,10 +461,10 @@ final class HttpConnection extends ChannelDuplexHandler {
     if (!headers.contains(HttpHeaderNames.CACHE_CONTROL)) {
       headers.set(HttpHeaderNames.CACHE_CONTROL, "no-store");
     }
-    headers.set("X-Content-Type-Options", "nosniff");
-    if (dashboardRequest) {
-      Dashboard.SECURITY_HEADERS.forEach(headers::set);
-    }
+    // why: on every answer, not only the dashboard's: an answer to a request that could not be
+    // read (414, 431, 400) is made before anybody knows whether it was for a page, and the headers
+    // change nothing for a JSON client
+    Dashboard.SECURITY_HEADERS.forEach(headers::set);
     if (close) {
       headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     } else if (http10()) {
