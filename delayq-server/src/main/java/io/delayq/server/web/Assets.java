@@ -24,7 +24,7 @@ final class Assets {
   /** The folder of the dashboard's own files, on the class path. */
   static final String OWN = "/io/delayq/server/web/static/";
   /** The dashboard's own files; a new one is added here. */
-  static final List<String> OWN_FILES = List.of("delayq.css", "app.js", "charts.js", "pages.css");
+  static final List<String> OWN_FILES = List.of("delayq.css", "app.js", "charts.js", "pages.css", "favicon.svg");
   /** The webjars served, by name: the only ones a page may link. */
   static final List<String> WEBJARS = List.of("htmx.org", "uplot");
   static final String IMMUTABLE = "public, max-age=31536000, immutable";
