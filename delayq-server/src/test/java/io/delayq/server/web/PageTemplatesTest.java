@@ -68,7 +68,7 @@ class PageTemplatesTest {
   @Test
   void textFromRedisIsEscapedWhereverItStands() {
     ScheduleRow row = new ScheduleRow("q", "s", "every 1 min", "UTC",
-        List.of(new ScheduleRow.Occurrence(HOSTILE, HOSTILE, HOSTILE)), false, HOSTILE, 1, 0, HOSTILE, HOSTILE);
+        List.of(new ScheduleRow.Occurrence(HOSTILE, HOSTILE, HOSTILE, HOSTILE)), false, HOSTILE, 1, 0, HOSTILE, HOSTILE);
     Map<String, Object> schedules = new HashMap<>();
     schedules.put("queue", "q");
     schedules.put("result", new ScheduleListing.Result(List.of(row), null, 1, false, "q"));
