@@ -25,7 +25,7 @@ final class Assets {
   /** The folder of the dashboard's own files, on the class path. */
   static final String OWN = "/io/delayq/server/web/static/";
   /** The dashboard's own files; a new one is added here. */
-  static final List<String> OWN_FILES = List.of("delayq.css", "app.js", "charts.js", "pages.css");
+  static final List<String> OWN_FILES = List.of("delayq.css", "app.js", "charts.js", "pages.css", "favicon.svg");
   /**
    * The webjars served, by name, and of each the only files served: those the pages link. A
    * webjar holds much more (sources, other builds, test pages); none of it is served.

@@ -15,6 +15,8 @@ import java.util.Locale;
 public final class Display {
   private static final DateTimeFormatter LOCAL =
       DateTimeFormatter.ofPattern("EEE yyyy-MM-dd HH:mm:ss xxx", Locale.ROOT);
+  private static final DateTimeFormatter BRIEF =
+      DateTimeFormatter.ofPattern("EEE MM-dd HH:mm xxx", Locale.ROOT);
   private static final DateTimeFormatter UTC =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT).withZone(ZoneOffset.UTC);
   private static final String[] BYTE_UNITS = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -24,6 +26,14 @@ public final class Display {
   /** An instant in a zone, with the weekday and the zone's offset: {@code Wed 2026-12-02 09:00:00 +01:00}. */
   public static String inZone(Instant at, ZoneId zone) {
     return at == null ? "—" : LOCAL.format(at.atZone(zone));
+  }
+
+  /**
+   * An instant in a zone, short enough for one line of a list: {@code Wed 12-02 09:00 +01:00} (no
+   * year, no seconds; pair it with {@link #utc} on hover); a dash for none.
+   */
+  public static String inZoneBrief(Instant at, ZoneId zone) {
+    return at == null ? "—" : BRIEF.format(at.atZone(zone));
   }
 
   /** An instant in UTC, to the second: {@code 2026-12-02 08:00:00 UTC}; a dash for none. */

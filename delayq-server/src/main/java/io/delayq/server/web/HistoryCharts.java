@@ -77,6 +77,16 @@ public final class HistoryCharts {
     return sum;
   }
 
+  /** Whether any bucket counts anything: without, the page says so instead of drawing flat lines. */
+  public boolean hasCounts() {
+    for (ToLongFunction<HistoryBucket> count : COUNTS) {
+      if (total(count) > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Lateness over every bucket together. */
   public Lateness lateness() {
     Lateness all = Lateness.NONE;

@@ -54,7 +54,7 @@ final class QueuePages {
     String lateness = null;
     try {
       List<HistoryBucket> history = queue.admin().historyByMinute(SPARK_MINUTES);
-      throughput = Charts.series(history, "acked/min", HistoryBucket::acked);
+      throughput = Charts.series(history, "delivered/min", HistoryBucket::delivered);
       lateness = Charts.series(history, "p99 lateness ms",
           b -> b.lateness().percentile(0.99).map(Duration::toMillis).orElse(0L));
     } catch (DelayqException unreadable) {

@@ -48,10 +48,11 @@ public record ScheduleRow(
    * @param local the instant in the schedule's zone, e.g. {@code Wed 2026-12-02 09:00:00 +01:00}
    * @param utc the same instant in UTC, for the title on hover
    * @param iso the instant in ISO-8601 UTC, for a {@code <time datetime>}
+   * @param brief the instant in the schedule's zone in one short line, e.g. {@code Wed 12-02 09:00 +01:00}
    */
-  public record Occurrence(String local, String utc, String iso) {
+  public record Occurrence(String local, String utc, String iso, String brief) {
     static Occurrence of(Instant at, ZoneId zone) {
-      return new Occurrence(Display.inZone(at, zone), Display.utc(at), at.toString());
+      return new Occurrence(Display.inZone(at, zone), Display.utc(at), at.toString(), Display.inZoneBrief(at, zone));
     }
   }
 

@@ -378,7 +378,7 @@ class DashboardActionsIT {
     Matcher m = Pattern.compile("<script type=\"application/json\" id=\"spark-t-\\d+\">([^<]*)</script>")
         .matcher(page.body());
     assertThat(m.find()).isTrue();
-    assertThat(m.group(1)).startsWith("{\"x\":[").contains("\"series\":[{\"label\":\"acked/min\"");
+    assertThat(m.group(1)).startsWith("{\"x\":[").contains("\"series\":[{\"label\":\"delivered/min\"");
     assertThat(q).isNotEmpty();
   }
 }

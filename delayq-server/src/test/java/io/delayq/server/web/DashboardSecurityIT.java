@@ -277,13 +277,14 @@ class DashboardSecurityIT {
     List<String> assets = page.links().stream().filter(l -> l.startsWith("/assets/")).toList();
     assertThat(assets).anyMatch(l -> l.equals("/assets/htmx.org/2.0.8/dist/htmx.min.js"))
         .anyMatch(l -> l.matches("/assets/delayq/[0-9a-f]{16}/delayq\\.css"))
-        .anyMatch(l -> l.matches("/assets/delayq/[0-9a-f]{16}/app\\.js"));
+        .anyMatch(l -> l.matches("/assets/delayq/[0-9a-f]{16}/app\\.js"))
+        .anyMatch(l -> l.matches("/assets/delayq/[0-9a-f]{16}/favicon\\.svg"));
     for (String asset : assets) {
       Answer answer = open.get(asset);
       assertThat(answer.status()).as(asset).isEqualTo(200);
       assertThat(answer.header("Cache-Control")).isEqualTo("public, max-age=31536000, immutable");
-      assertThat(answer.header("Content-Type")).isEqualTo(asset.endsWith(".css")
-          ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8");
+      assertThat(answer.header("Content-Type")).isEqualTo(asset.endsWith(".css") ? "text/css; charset=utf-8"
+          : asset.endsWith(".svg") ? "image/svg+xml" : "text/javascript; charset=utf-8");
       assertThat(answer.header("X-Content-Type-Options")).isEqualTo("nosniff");
     }
     String css = assets.stream().filter(l -> l.endsWith("delayq.css")).findFirst().orElseThrow();

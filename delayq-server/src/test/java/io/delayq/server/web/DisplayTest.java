@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 class DisplayTest {
@@ -42,6 +43,8 @@ class DisplayTest {
   void instantsInAZoneCarryTheirOffset() {
     Instant at = Instant.parse("2026-07-01T07:00:00Z");
     assertThat(Display.inZone(at, ZoneId.of("Europe/Amsterdam"))).isEqualTo("Wed 2026-07-01 09:00:00 +02:00");
+    assertThat(Display.inZoneBrief(at, ZoneId.of("Europe/Amsterdam"))).isEqualTo("Wed 07-01 09:00 +02:00");
+    assertThat(Display.inZoneBrief(null, ZoneOffset.UTC)).isEqualTo("—");
     assertThat(Display.utc(at)).isEqualTo("2026-07-01 07:00:00 UTC");
   }
 }

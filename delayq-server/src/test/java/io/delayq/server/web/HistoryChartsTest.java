@@ -56,6 +56,18 @@ class HistoryChartsTest {
   }
 
   @Test
+  void bucketsThatCountNothingHaveNoCountsSoThePageShowsItsEmptyState() {
+    HistoryCharts quiet = HistoryCharts.of(List.of(
+        new HistoryBucket(T0, MINUTE, 0, 0, 0, 0, 0, Lateness.NONE),
+        new HistoryBucket(T0.plus(MINUTE), MINUTE, 0, 0, 0, 0, 0, Lateness.NONE)));
+    assertThat(quiet.hasCounts()).isFalse();
+    assertThat(HistoryCharts.of(List.of()).hasCounts()).isFalse();
+    // any one count is enough: a minute that only buried a job is not quiet
+    assertThat(HistoryCharts.of(List.of(new HistoryBucket(T0, MINUTE, 0, 0, 0, 0, 1, Lateness.NONE))).hasCounts())
+        .isTrue();
+  }
+
+  @Test
   void missingBucketsBetweenAreZeros() throws Exception {
     HistoryCharts charts = HistoryCharts.of(List.of(
         new HistoryBucket(T0, MINUTE, 1, 1, 1, 0, 0, lateness(1, 0)),

@@ -68,7 +68,7 @@ class PageTemplatesTest {
   @Test
   void textFromRedisIsEscapedWhereverItStands() {
     ScheduleRow row = new ScheduleRow("q", "s", "every 1 min", "UTC",
-        List.of(new ScheduleRow.Occurrence(HOSTILE, HOSTILE, HOSTILE)), false, HOSTILE, 1, 0, HOSTILE, HOSTILE);
+        List.of(new ScheduleRow.Occurrence(HOSTILE, HOSTILE, HOSTILE, HOSTILE)), false, HOSTILE, 1, 0, HOSTILE, HOSTILE);
     Map<String, Object> schedules = new HashMap<>();
     schedules.put("queue", "q");
     schedules.put("result", new ScheduleListing.Result(List.of(row), null, 1, false, "q"));
@@ -135,5 +135,31 @@ class PageTemplatesTest {
     assertThat(page.select("[data-total=scheduled]").text()).isEqualTo("3");
     assertThat(page.select("[style]")).as("no inline style (CSP)").isEmpty();
     assertThat(page.select("script:not([src]):not([type=application/json])")).as("no inline script (CSP)").isEmpty();
+    // jobs counted, but none delivered with a lateness: the throughput is drawn, the lateness says why it is not
+    assertThat(page.select("[data-empty=throughput]")).isEmpty();
+    assertThat(page.selectFirst("script[data-chart=throughput]").hasAttr("data-chart-empty")).isFalse();
+    assertThat(page.select("[data-empty=lateness]").text()).contains("Nothing was delivered in the last hour");
+    assertThat(page.selectFirst("script[data-chart=lateness]").hasAttr("data-chart-empty")).isTrue();
+  }
+
+  @Test
+  void historyOfAQuietRangeSaysSoInsteadOfDrawingFlatLines() {
+    Instant t0 = Instant.parse("2026-12-02T08:00:00Z");
+    HistoryCharts charts = HistoryCharts.of(List.of(
+        new HistoryBucket(t0, Duration.ofMinutes(1), 0, 0, 0, 0, 0, Lateness.NONE),
+        new HistoryBucket(t0.plus(Duration.ofMinutes(1)), Duration.ofMinutes(1), 0, 0, 0, 0, 0, Lateness.NONE)));
+    Map<String, Object> params = new HashMap<>();
+    params.put("queue", "q");
+    params.put("range", HistoryRange.DAY);
+    params.put("ranges", List.of(HistoryRange.values()));
+    params.put("charts", charts);
+    params.put("throughput", ChartJson.embeddable(charts.throughput()));
+    params.put("lateness", ChartJson.embeddable(charts.lateness50And99()));
+    params.put("queueNames", List.of("q"));
+    Document page = render(Role.READ_ONLY, "history.jte", params);
+
+    assertThat(page.select("[data-empty=throughput]").text())
+        .isEqualTo("No job was scheduled, delivered, acked, retried or buried on this queue in the last 24 hours.");
+    assertThat(page.select("script[data-chart][data-chart-empty]")).hasSize(2);
   }
 }

@@ -27,6 +27,7 @@ class ScheduleRowTest {
     assertThat(row.upcoming().get(0).local()).isEqualTo("Thu 2026-12-03 09:00:00 +01:00");
     assertThat(row.upcoming().get(0).utc()).isEqualTo("2026-12-03 08:00:00 UTC");
     assertThat(row.upcoming().get(0).iso()).isEqualTo("2026-12-03T08:00:00Z");
+    assertThat(row.upcoming().get(0).brief()).isEqualTo("Thu 12-03 09:00 +01:00");
     assertThat(row.upcoming().get(4).local()).isEqualTo("Mon 2026-12-07 09:00:00 +01:00");
     assertThat(row.lastOutcome())
         .isEqualTo("Last fired Wed 2026-12-02 09:00:00 +01:00 as job daily-digest@2026-12-02T08:00:00Z; 12 fired, 1 skipped");

@@ -4,6 +4,7 @@
 //
 // A block holds {"kind": "throughput"|"lateness"|"sparkline", "title", "unit", "labels": [...],
 // "data": [[x epoch seconds...], [series...]...]}; the chart is drawn into the block's parent element.
+// A block with the attribute data-chart-empty is not drawn: the page says in words that there is no data.
 // Also read: an element <div data-chart-source="ID"> (class "sparkline" for a small one) drawn from
 // <script type="application/json" id="ID">{"x": [...], "series": [{"label", "values", "color"?}]}.
 (function () {
@@ -19,6 +20,12 @@
     p99: "#dc2626"
   };
   var FALLBACK = ["#2563eb", "#16a34a", "#d97706", "#dc2626", "#7c3aed", "#6b7280"];
+  var QUIET = "#d0d7de";
+  var SPARK_WIDTH = 120;
+  var SPARK_HEIGHT = 24;
+  var MINUTE_MS = 60 * 1000;
+  // Lateness is stored in buckets with these upper bounds (ms); the log axis puts its ticks on them.
+  var LATENESS_TICKS = [1, 10, 100, 1000, 10 * 1000, MINUTE_MS, 15 * MINUTE_MS, 60 * MINUTE_MS];
 
   function colorOf(spec, label, i) {
     return (spec.colors && spec.colors[i]) || COLORS[label] || FALLBACK[i % FALLBACK.length];
@@ -39,56 +46,190 @@
     };
   }
 
-  function widthOf(box, sparkline) {
-    if (sparkline) {
-      return 120;
-    }
-    return Math.max(240, box.clientWidth || 640);
+  function trimmed(value) {
+    return value >= 10 ? String(Math.round(value)) : String(Math.round(value * 10) / 10);
   }
 
-  function options(spec, box) {
-    var sparkline = spec.kind === "sparkline";
-    var series = [{}];
+  /** A count as people read it on an axis: 950, 12k, 1.2M. */
+  function compactCount(value) {
+    if (value == null) {
+      return "–";
+    }
+    var size = Math.abs(value);
+    if (size >= 1e9) {
+      return trimmed(value / 1e9) + "G";
+    }
+    if (size >= 1e6) {
+      return trimmed(value / 1e6) + "M";
+    }
+    if (size >= 1e3) {
+      return trimmed(value / 1e3) + "k";
+    }
+    return trimmed(value);
+  }
+
+  /** Milliseconds in the unit that suits them: 5 ms, 1.5 s, 15 min, 2 h. */
+  function duration(ms) {
+    if (ms == null) {
+      return "–";
+    }
+    if (ms < 1000) {
+      return trimmed(ms) + " ms";
+    }
+    if (ms < MINUTE_MS) {
+      return trimmed(ms / 1000) + " s";
+    }
+    if (ms < 60 * MINUTE_MS) {
+      return trimmed(ms / MINUTE_MS) + " min";
+    }
+    return trimmed(ms / (60 * MINUTE_MS)) + " h";
+  }
+
+  function replaceAll(text, what, by) {
+    return text.split(what).join(by);
+  }
+
+  // uPlot's date templates are American (5:25am, 12/2/26); the rest of the dashboard writes 24-hour ISO dates
+  function isoDates(template) {
+    var t = replaceAll(template, "{M}/{D}/{YY}", "{YYYY}-{MM}-{DD}");
+    t = replaceAll(t, "{M}/{D}", "{MM}-{DD}");
+    t = replaceAll(t, "{h}:{mm}{aa}", "{HH}:{mm}");
+    t = replaceAll(t, "{h}{aa}", "{HH}:00");
+    return uPlot.fmtDate(t);
+  }
+
+  // the pages give every other time in UTC; so do the charts, whatever the browser's zone
+  function inUtc(seconds) {
+    return uPlot.tzDate(new Date(seconds * 1000), "Etc/UTC");
+  }
+
+  // a sparkline's box: 0 at the bottom edge, so a quiet hour draws as a flat base line
+  function fromZero(u, min, max) {
+    return [0, Math.max(1, max || 0)];
+  }
+
+  function allZero(values) {
+    for (var i = 0; i < values.length; i++) {
+      if (values[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  function translucent(hex) {
+    return hex.length === 7 ? hex + "33" : hex;
+  }
+
+  function sparklineOptions(spec) {
+    var label = (spec.labels || [])[0];
+    var values = spec.data[1] || [];
+    var color = allZero(values) ? QUIET : colorOf(spec, label, 0);
+    return {
+      width: SPARK_WIDTH,
+      height: SPARK_HEIGHT,
+      padding: [2, 1, 1, 1],
+      tzDate: inUtc,
+      series: [{}, {
+        label: label,
+        stroke: color,
+        fill: translucent(color),
+        width: 1,
+        points: { show: false }
+      }],
+      legend: { show: false },
+      cursor: { show: false },
+      select: { show: false },
+      axes: [{ show: false }, { show: false }],
+      scales: { x: { time: true }, y: { range: fromZero } }
+    };
+  }
+
+  function latenessRange(u, min, max) {
+    var top = LATENESS_TICKS[LATENESS_TICKS.length - 1];
+    for (var i = 0; i < LATENESS_TICKS.length; i++) {
+      if (LATENESS_TICKS[i] >= (max || 1) * 1.5) {
+        top = LATENESS_TICKS[i];
+        break;
+      }
+    }
+    return [1, Math.max(10, top)];
+  }
+
+  function latenessSplits(u, axisIdx, min, max) {
+    return LATENESS_TICKS.filter(function (tick) { return tick >= min && tick <= max; });
+  }
+
+  // lateness is at least the first bucket bound; a zero (or less) has no place on a log scale
+  function positive(column) {
+    return column.map(function (v) { return v == null || v <= 0 ? null : v; });
+  }
+
+  function chartOptions(spec, width) {
+    var lateness = spec.kind === "lateness";
+    var series = [{ label: "UTC" }];
     (spec.labels || []).forEach(function (label, i) {
       series.push({
         label: label,
         stroke: colorOf(spec, label, i),
-        width: sparkline ? 1 : 1.5,
+        width: 1.5,
         spanGaps: false,
-        // a sparkline's second series (p99 lateness) has its own scale
-        scale: sparkline && i === 1 ? "ms" : spec.kind === "lateness" ? "ms" : "y"
+        scale: lateness ? "ms" : "y",
+        // lateness has gaps (nothing delivered), where a lone minute is only visible as a point
+        points: lateness ? { size: 6 } : { show: false },
+        value: function (u, v) { return lateness ? duration(v) : compactCount(v); }
       });
     });
-    if (sparkline) {
-      var axes = [{ show: false }, { show: false }];
-      var scales = { x: { time: true }, y: { auto: true } };
-      if (series.length > 2) {
-        axes.push({ show: false, scale: "ms" });
-        scales.ms = { auto: true };
-      }
-      return {
-        width: widthOf(box, true),
-        height: 28,
-        series: series,
-        legend: { show: false },
-        cursor: { show: false },
-        select: { show: false },
-        axes: axes,
-        scales: scales
+    var scales = { x: { time: true } };
+    var valueAxis;
+    if (lateness) {
+      scales.ms = { distr: 3, log: 10, range: latenessRange };
+      valueAxis = {
+        scale: "ms",
+        size: 64,
+        splits: latenessSplits,
+        // uPlot's log axis keeps only powers of ten; these ticks are the bucket bounds people know
+        filter: function (u, splits) { return splits; },
+        values: function (u, ticks) { return ticks.map(duration); }
+      };
+    } else {
+      scales.y = { range: function (u, min, max) { return [0, Math.max(4, Math.ceil((max || 0) * 1.1))]; } };
+      valueAxis = {
+        scale: "y",
+        size: 56,
+        // counts are whole
+        incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 1e8, 1e9],
+        values: function (u, ticks) { return ticks.map(compactCount); }
       };
     }
     return {
-      title: spec.title + (spec.unit ? " (" + spec.unit + ")" : ""),
-      width: widthOf(box, false),
+      width: width,
       height: 240,
+      tzDate: inUtc,
+      fmtDate: isoDates,
       series: series,
-      scales: { x: { time: true } },
-      axes: [{}, { scale: spec.kind === "lateness" ? "ms" : "y", size: 60 }]
+      scales: scales,
+      axes: [{}, valueAxis]
     };
   }
 
-  function draw(block, box, sparkline) {
-    if (!block || !box || box.getAttribute("data-chart-drawn") === "true" || typeof uPlot === "undefined") {
+  function plotBox(figure) {
+    var box = figure.querySelector(".chart-plot");
+    if (!box) {
+      box = document.createElement("div");
+      box.className = "chart-plot";
+      figure.appendChild(box);
+    }
+    return box;
+  }
+
+  function plotWidth(box) {
+    return Math.max(240, box.clientWidth || 640);
+  }
+
+  function draw(block, target, sparkline) {
+    if (!block || !target || target.getAttribute("data-chart-drawn") === "true" || typeof uPlot === "undefined"
+        || block.hasAttribute("data-chart-empty")) {
       return;
     }
     var spec;
@@ -97,12 +238,20 @@
     } catch (e) {
       return;
     }
-    if (!spec || !Array.isArray(spec.data)) {
+    if (!spec || !Array.isArray(spec.data) || !Array.isArray(spec.data[0])) {
       return;
     }
-    box.setAttribute("data-chart-drawn", "true");
-    var chart = new uPlot(options(spec, box), spec.data, box);
-    charts.push({ chart: chart, box: box, sparkline: spec.kind === "sparkline" });
+    target.setAttribute("data-chart-drawn", "true");
+    if (spec.kind === "sparkline") {
+      if (target.classList.contains("lateness") && !(spec.colors && spec.colors[0])) {
+        spec.colors = [COLORS.retried];
+      }
+      charts.push({ chart: new uPlot(sparklineOptions(spec), spec.data, target), box: target, sparkline: true });
+      return;
+    }
+    var data = spec.kind === "lateness" ? [spec.data[0]].concat(spec.data.slice(1).map(positive)) : spec.data;
+    var box = plotBox(target);
+    charts.push({ chart: new uPlot(chartOptions(spec, plotWidth(box)), data, box), box: box, sparkline: false });
   }
 
   var charts = [];
@@ -124,7 +273,9 @@
       return document.body.contains(entry.box);
     });
     charts.forEach(function (entry) {
-      entry.chart.setSize({ width: widthOf(entry.box, entry.sparkline), height: entry.chart.height });
+      if (!entry.sparkline) {
+        entry.chart.setSize({ width: plotWidth(entry.box), height: entry.chart.height });
+      }
     });
   }
 
