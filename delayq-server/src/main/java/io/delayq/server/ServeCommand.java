@@ -171,6 +171,12 @@ public final class ServeCommand implements Callable<Integer> {
           + " more segments of letters, digits and . _ ~ -, each after a '/', such as /delayq (no trailing '/',"
           + " no '.' or '..' segment)");
     }
+    String shadowed = io.delayq.server.web.Prefix.shadowedApiPath(prefix);
+    if (shadowed != null) {
+      throw new UsageException("--base-path (DELAYQ_BASE_PATH) '" + prefix + "' starts with the API path " + shadowed
+          + ": requests under it would be served as dashboard pages, not by the API (/v1, /health, /metrics and"
+          + " /openapi.json stay where they are); choose another prefix, such as /delayq");
+    }
     if (bearer == null && !address.isLoopbackAddress()) {
       throw new UsageException(
           "refusing to listen on " + bindAddress + " without a token: anyone who can reach that address could"

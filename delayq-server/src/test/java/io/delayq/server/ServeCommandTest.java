@@ -83,6 +83,19 @@ class ServeCommandTest {
   }
 
   @Test
+  void refusesABasePathThatWouldHideAnApiPath() {
+    for (String shadowing : new String[] {"/v1", "/v1/queues", "/health", "/health/live", "/metrics", "/openapi.json"}) {
+      String first = shadowing.indexOf('/', 1) < 0 ? shadowing : shadowing.substring(0, shadowing.indexOf('/', 1));
+      assertThatThrownBy(() -> settings("--token", "", "--base-path", shadowing))
+          .as(shadowing).isInstanceOf(ServeCommand.UsageException.class)
+          .hasMessageContaining("'" + shadowing + "' starts with the API path " + first);
+    }
+    // a name that merely begins like one is its own segment, and strips nothing from the API
+    assertThat(settings("--token", "", "--base-path", "/v1x").http().basePath()).isEqualTo("/v1x");
+    assertThat(settings("--token", "", "--base-path", "/ops/health").http().basePath()).isEqualTo("/ops/health");
+  }
+
+  @Test
   void readsAndTrimsTheTokenFile() throws Exception {
     Path file = Files.writeString(dir.resolve("token"), "  s3cret-token-from-file\n");
     assertThat(settings("--token-file", file.toString(), "--token", "").token()).isEqualTo("s3cret-token-from-file");

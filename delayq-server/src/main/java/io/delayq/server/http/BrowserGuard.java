@@ -19,17 +19,20 @@ import java.util.Set;
  *       loopback name, or an allowed host): a rebound name is refused;
  *   <li>always, a call that changes anything (POST, PUT, PATCH, DELETE) is refused when the browser
  *       says it comes from another origin ({@code Sec-Fetch-Site}, or an {@code Origin} that is not
- *       this server). Programs that send neither header (curl, SDKs, workers) are not affected.
+ *       this server: scheme, host and port, see {@link OwnOrigin}). Programs that send neither
+ *       header (curl, SDKs, workers) are not affected.
  * </ul>
  */
 final class BrowserGuard {
   private static final Set<String> UNSAFE = Set.of("POST", "PUT", "PATCH", "DELETE");
 
   private final boolean checkHost;
+  private final boolean tls;
   private final Set<String> hosts = new HashSet<>();
 
   BrowserGuard(HttpSettings settings, boolean tokenRequired) {
     this.checkHost = !tokenRequired;
+    this.tls = settings.tls();
     hosts.add("localhost");
     hosts.add("127.0.0.1");
     hosts.add(hostOnly("::1"));
@@ -56,16 +59,10 @@ final class BrowserGuard {
           + PathCodec.abbreviate(site) + ") is refused; call the API from a program or from this server's own pages");
     }
     String origin = headers.get("Origin");
-    if (origin != null && (host == null || !authorityOf(origin).equalsIgnoreCase(host.trim()))) {
+    if (origin != null && !OwnOrigin.matches(origin, host, OwnOrigin.https(tls, headers.get("X-Forwarded-Proto")))) {
       throw ApiException.forbidden("a " + method + " from origin '" + PathCodec.abbreviate(origin) + "' is refused:"
           + " it is not this server; call the API from a program or from this server's own pages");
     }
-  }
-
-  /** {@code host[:port]} of an origin such as {@code https://example.com:8443}; "" when it has none. */
-  private static String authorityOf(String origin) {
-    int scheme = origin.indexOf("://");
-    return scheme < 0 ? "" : origin.substring(scheme + 3).trim();
   }
 
   /** The host of a {@code Host} value or address, lower case, without port or IPv6 brackets. */

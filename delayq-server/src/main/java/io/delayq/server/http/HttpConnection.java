@@ -35,6 +35,8 @@ import io.delayq.server.web.Prefix;
 import io.delayq.server.web.WebException;
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -63,6 +65,8 @@ final class HttpConnection extends ChannelDuplexHandler {
   private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS");
   /** Bytes of requests a client may pipeline behind the one being answered; more closes the connection. */
   private static final int MAX_PIPELINED_BYTES = 1024 * 1024;
+  /** What the access log shows in place of a token sent in a query. */
+  static final String REDACTED = "REDACTED";
 
   private enum State { IDLE, HEAD, BODY, DISCARD, BUSY, CLOSED }
 
@@ -192,6 +196,14 @@ final class HttpConnection extends ChannelDuplexHandler {
       return;
     }
     match = server.router.match(request.method().name(), path);
+    if (!match.found() && request.method().equals(HttpMethod.HEAD)) {
+      // why: a dashboard page answers HEAD as GET without the body (respond drops it); the API's
+      // routes keep answering HEAD with 405 as they always have
+      Router.Match get = server.router.match("GET", path);
+      if (get.found() && get.route().dashboard() != null) {
+        match = get;
+      }
+    }
     dashboardRequest = match.found() ? match.route().dashboard() != null : Dashboard.isDashboardPath(path);
     RuntimeException refused = admit(request);
     long declared = HttpUtil.getContentLength(request, -1L);
@@ -461,10 +473,10 @@ final class HttpConnection extends ChannelDuplexHandler {
     if (!headers.contains(HttpHeaderNames.CACHE_CONTROL)) {
       headers.set(HttpHeaderNames.CACHE_CONTROL, "no-store");
     }
-    headers.set("X-Content-Type-Options", "nosniff");
-    if (dashboardRequest) {
-      Dashboard.SECURITY_HEADERS.forEach(headers::set);
-    }
+    // why: on every answer, not only the dashboard's: an answer to a request that could not be
+    // read (414, 431, 400) is made before anybody knows whether it was for a page, and the headers
+    // change nothing for a JSON client
+    Dashboard.SECURITY_HEADERS.forEach(headers::set);
     if (close) {
       headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     } else if (http10()) {
@@ -523,10 +535,35 @@ final class HttpConnection extends ChannelDuplexHandler {
     String route = match == null ? Router.UNMATCHED : match.label();
     server.metrics.request(METHODS.contains(method) ? method : "other", route, status, nanos);
     if (access.isInfoEnabled()) {
-      String target = path == null ? "-" : PathCodec.abbreviate(path) + (rawQuery == null ? "" : "?" + PathCodec.abbreviate(rawQuery));
+      String target = path == null ? "-"
+          : PathCodec.abbreviate(path) + (rawQuery == null ? "" : "?" + PathCodec.abbreviate(redactQuery(rawQuery)));
       access.info("{} {} {} {} {} ms{}", remote, method, target, status,
           TimeUnit.NANOSECONDS.toMillis(nanos), delivered ? "" : " (client gone)");
     }
+  }
+
+  /**
+   * {@code rawQuery} with the value of every parameter named {@code token} (in any case, however
+   * encoded) replaced by {@value #REDACTED}: a login form submitted as a GET puts the token there,
+   * and an access log is read by more people than the token's owners.
+   */
+  static String redactQuery(String rawQuery) {
+    if (rawQuery.isEmpty()) {
+      return rawQuery;
+    }
+    StringBuilder out = new StringBuilder(rawQuery.length());
+    for (String pair : rawQuery.split("&", -1)) {
+      int eq = pair.indexOf('=');
+      String name = eq < 0 ? pair : pair.substring(0, eq);
+      String decoded;
+      try {
+        decoded = URLDecoder.decode(name, StandardCharsets.UTF_8);
+      } catch (IllegalArgumentException e) {
+        decoded = name;
+      }
+      out.append(decoded.trim().equalsIgnoreCase("token") ? name + "=" + REDACTED : pair).append('&');
+    }
+    return out.substring(0, out.length() - 1);
   }
 
   /** Splits the request target into its path and query, accepting the absolute form too. */

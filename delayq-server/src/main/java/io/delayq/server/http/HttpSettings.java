@@ -64,6 +64,11 @@ public record HttpSettings(
           + " give one or more segments of letters, digits and . _ ~ -, each after a '/', such as /delayq"
           + " (not '/' alone, no trailing '/', no '.' or '..' segment)");
     }
+    String shadowed = io.delayq.server.web.Prefix.shadowedApiPath(basePath);
+    if (shadowed != null) {
+      throw new IllegalArgumentException("base path '" + PathCodec.abbreviate(basePath) + "' starts with the API path "
+          + shadowed + ", which would then be served as dashboard pages; choose another prefix, such as /delayq");
+    }
   }
 
   /** The settings as before the read-only token and the base path (both none). */

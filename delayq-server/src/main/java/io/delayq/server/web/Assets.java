@@ -11,13 +11,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Pattern;
 
 /**
  * The dashboard's static files: its own ({@value #OWN}) at {@code <prefix>/assets/delayq/<content
- * hash>/<file>}, and the bundled webjars' at {@code <prefix>/assets/<webjar>/<version>/<path>},
- * read from the jar's {@code META-INF/resources/webjars/}. Each URL names exactly one content, so
+ * hash>/<file>}, and the files the pages link of the bundled webjars ({@link #WEBJARS}) at {@code
+ * <prefix>/assets/<webjar>/<version>/<path>}, read from the jar's {@code META-INF/resources/webjars/}.
+ * Each URL names exactly one content, so
  * it is cached for a year as immutable; anything else is a 404 (no listing, no {@code ..}).
  */
 final class Assets {
@@ -25,10 +26,14 @@ final class Assets {
   static final String OWN = "/io/delayq/server/web/static/";
   /** The dashboard's own files; a new one is added here. */
   static final List<String> OWN_FILES = List.of("delayq.css", "app.js", "charts.js", "pages.css");
-  /** The webjars served, by name: the only ones a page may link. */
-  static final List<String> WEBJARS = List.of("htmx.org", "uplot");
+  /**
+   * The webjars served, by name, and of each the only files served: those the pages link. A
+   * webjar holds much more (sources, other builds, test pages); none of it is served.
+   */
+  static final Map<String, Set<String>> WEBJARS = Map.of(
+      "htmx.org", Set.of("dist/htmx.min.js"),
+      "uplot", Set.of("dist/uPlot.iife.min.js", "dist/uPlot.min.css"));
   static final String IMMUTABLE = "public, max-age=31536000, immutable";
-  private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]*");
   private static final Map<String, String> TYPES = Map.of(
       "js", "text/javascript; charset=utf-8",
       "css", "text/css; charset=utf-8",
@@ -53,7 +58,7 @@ final class Assets {
       own.put(file, new Asset(bytes, typeOf(file)));
       ownHash.put(file, hash(bytes));
     }
-    for (String name : WEBJARS) {
+    for (String name : WEBJARS.keySet()) {
       webjarVersions.put(name, webjarVersion(name));
     }
   }
@@ -68,8 +73,8 @@ final class Assets {
 
   String webjarUrl(String prefix, String name, String file) {
     String version = webjarVersions.get(name);
-    if (version == null) {
-      throw new IllegalArgumentException("no such webjar: " + name + "; list it in Assets.WEBJARS");
+    if (version == null || !WEBJARS.get(name).contains(file)) {
+      throw new IllegalArgumentException("no such webjar file: " + name + " " + file + "; list it in Assets.WEBJARS");
     }
     return prefix + "/assets/" + name + "/" + version + "/" + file;
   }
@@ -86,13 +91,8 @@ final class Assets {
   /** {@code GET /assets/{webjar}/{version}/{path+}}. */
   WebResponse webjar(String name, String version, String path) {
     String known = webjarVersions.get(name);
-    if (known == null || !known.equals(version)) {
+    if (known == null || !known.equals(version) || !WEBJARS.get(name).contains(path)) {
       throw notFound();
-    }
-    for (String segment : path.split("/", -1)) {
-      if (!SEGMENT.matcher(segment).matches()) {
-        throw notFound();
-      }
     }
     String type = typeOf(path);
     if (type == null) {
@@ -106,9 +106,7 @@ final class Assets {
         throw notFound();
       }
       asset = new Asset(bytes, type);
-      if (webjarFiles.size() < 256) {
-        webjarFiles.put(resource, asset);
-      }
+      webjarFiles.put(resource, asset);
     }
     return answer(asset);
   }

@@ -2,6 +2,7 @@ package io.delayq.server.web;
 
 import io.delayq.Delayq;
 import io.delayq.server.http.HttpSettings;
+import io.delayq.server.http.OwnOrigin;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,11 +19,12 @@ import java.util.function.Function;
  * logging in with the full or the read-only token ({@link Sessions}); without one, everybody on
  * loopback has full access. Every POST must come from the dashboard's own pages ({@code
  * Sec-Fetch-Site: same-origin}, or no such header and an {@code Origin} of this server or none) and
- * carry {@code X-Delayq-Request: dashboard}, which no cross-site form can send. Every answer
- * carries {@link #SECURITY_HEADERS}, and never a CORS header.
+ * carry {@code X-Delayq-Request: dashboard}, which no cross-site form can send; the login form's
+ * POST alone may lack that header when the browser vouches for it (it must work without
+ * JavaScript). Every answer of the server carries {@link #SECURITY_HEADERS}, and never a CORS header.
  */
 public final class Dashboard {
-  /** The headers of every dashboard answer. */
+  /** The headers of every dashboard answer (the server sends them on its API's answers too). */
   public static final Map<String, String> SECURITY_HEADERS = Map.of(
       "Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
           + " connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
@@ -32,6 +34,8 @@ public final class Dashboard {
   /** The header every dashboard POST carries (set by {@code hx-headers} on {@code <body>}). */
   public static final String REQUEST_HEADER = "X-Delayq-Request";
   static final String REQUEST_HEADER_VALUE = "dashboard";
+  /** The login route's pattern: its POST is admitted as a plain form too (see {@link #admit}). */
+  static final String LOGIN = "/login";
   /** API paths outside {@code /v1}: everything else that is not {@code /v1/...} is the dashboard's. */
   private static final Set<String> API_PATHS = Set.of("/health", "/health/live", "/health/ready", "/metrics",
       "/openapi.json");
@@ -74,8 +78,9 @@ public final class Dashboard {
    * @throws WebException the refusal
    */
   public void admit(DashboardRoute route, String method, Function<String, String> headers, String target) {
-    if (!"GET".equals(method) && !"HEAD".equals(method)) {
-      checkSameOrigin(method, headers);
+    boolean read = "GET".equals(method) || "HEAD".equals(method);
+    if (!read) {
+      checkSameOrigin(method, headers, route.pattern().equals(LOGIN) && "POST".equals(route.method()));
     }
     if (!route.session()) {
       return;
@@ -84,7 +89,7 @@ public final class Dashboard {
     if (role == null) {
       String prefix = Prefix.of(basePath, headers.apply("X-Forwarded-Prefix"));
       String login = prefix + "/login?next=" + PageContext.queryValue(target);
-      if ("GET".equals(method) && !"true".equalsIgnoreCase(headers.apply("HX-Request"))) {
+      if (read && !"true".equalsIgnoreCase(headers.apply("HX-Request"))) {
         throw new WebException(303, "log in first", Map.of("Location", login));
       }
       throw new WebException(401, "your session has ended or is not valid; log in again",
@@ -96,27 +101,36 @@ public final class Dashboard {
     }
   }
 
-  private static void checkSameOrigin(String method, Function<String, String> headers) {
+  /**
+   * Refuses a POST that does not come from the dashboard's own pages. The browser says where it
+   * comes from with {@code Sec-Fetch-Site} (then it must be same-origin), or else with {@code
+   * Origin} (then it must be this server's, scheme and port included). Besides, an action must
+   * carry {@link #REQUEST_HEADER}, which no form of another site can send.
+   *
+   * @param plainFormAllowed the login form's POST: it must work without JavaScript, so without the
+   *     header too, and is then admitted only when the browser vouches for it (same-origin, or this
+   *     server's Origin); a login from elsewhere could otherwise log a victim in as someone else
+   */
+  private void checkSameOrigin(String method, Function<String, String> headers, boolean plainFormAllowed) {
     String site = headers.apply("Sec-Fetch-Site");
     String origin = headers.apply("Origin");
-    String host = headers.apply("Host");
     if (site != null) {
       if (!site.trim().equalsIgnoreCase("same-origin")) {
         throw WebException.forbidden("a " + method + " from another site (Sec-Fetch-Site: " + abbreviate(site)
             + ") is refused; use the dashboard's own pages");
       }
-    } else if (origin != null) {
-      int scheme = origin.indexOf("://");
-      String authority = scheme < 0 ? "" : origin.substring(scheme + 3).trim();
-      if (host == null || !authority.equalsIgnoreCase(host.trim())) {
-        throw WebException.forbidden("a " + method + " from origin '" + abbreviate(origin) + "' is refused: it is"
-            + " not this server; use the dashboard's own pages");
-      }
+    } else if (origin != null && !OwnOrigin.matches(origin, headers.apply("Host"), secure(headers))) {
+      throw WebException.forbidden("a " + method + " from origin '" + abbreviate(origin) + "' is refused: it is"
+          + " not this server (scheme, host and port); use the dashboard's own pages");
     }
-    if (!REQUEST_HEADER_VALUE.equals(headers.apply(REQUEST_HEADER))) {
-      throw WebException.forbidden("a dashboard " + method + " must carry the header " + REQUEST_HEADER + ": "
-          + REQUEST_HEADER_VALUE + " (the dashboard's pages send it); reload the page and try again");
+    if (REQUEST_HEADER_VALUE.equals(headers.apply(REQUEST_HEADER))) {
+      return;
     }
+    if (plainFormAllowed && (site != null || origin != null)) {
+      return;
+    }
+    throw WebException.forbidden("a dashboard " + method + " must carry the header " + REQUEST_HEADER + ": "
+        + REQUEST_HEADER_VALUE + " (the dashboard's pages send it); reload the page and try again");
   }
 
   /** The role of the request's session; {@link Role#FULL} without a token; null when it has no valid session. */
@@ -182,10 +196,9 @@ public final class Dashboard {
     return basePath;
   }
 
-  /** Whether the session cookie gets {@code Secure}: served over TLS here or at a proxy in front. */
+  /** Whether the request came over https (TLS here or at a proxy in front): the cookie then gets {@code Secure}. */
   boolean secure(Function<String, String> headers) {
-    String proto = headers.apply("X-Forwarded-Proto");
-    return tls || proto != null && proto.split(",")[0].trim().equalsIgnoreCase("https");
+    return OwnOrigin.https(tls, headers.apply("X-Forwarded-Proto"));
   }
 
   Assets assets() {

@@ -25,8 +25,8 @@ public final class DashboardRoutes {
     FindPage find = new FindPage(delayq);
     return List.of(
         // sessions and static files
-        open("/login",                                    auth::form),
-        openAction("/login",                              auth::login),
+        open(Dashboard.LOGIN,                             auth::form),
+        openAction(Dashboard.LOGIN,                       auth::login),
         openAction("/logout",                             auth::logout),
         open("/assets/delayq/{hash}/{file}",
             (request, page) -> assets.own(request.pathParam("hash"), request.pathParam("file"))),

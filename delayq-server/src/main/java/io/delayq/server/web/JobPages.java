@@ -8,9 +8,7 @@ import io.delayq.Page;
 import io.delayq.ScheduledJob;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -45,24 +43,12 @@ final class JobPages {
     params.put("queue", queue.name());
     params.put("stats", queue.admin().stats());
     params.put("state", state);
-    params.put("jobs", filter == JobFilter.ACTIVE ? withHolders(queue, jobs.items()) : jobs.items());
+    params.put("jobs", jobs.items());
     params.put("now", Instant.now());
     params.put("paged", cursor != null);
     params.put("next", jobs.nextCursor().map(c -> page.link("queues", queue.name()) + "?state=" + state + "&cursor="
         + PageContext.queryValue(c)).orElse(""));
     return page.page("queue.jte", params);
-  }
-
-  /**
-   * Active jobs with their holders: the listing does not read the lease values that name them,
-   * so a row without one is read again by id (at most {@link #PAGE_SIZE} lookups, O(log N) each).
-   */
-  private static List<JobInfo> withHolders(JobQueue queue, List<JobInfo> jobs) {
-    List<JobInfo> out = new ArrayList<>(jobs.size());
-    for (JobInfo job : jobs) {
-      out.add(job.holder() != null ? job : queue.get(job.id()).filter(j -> j.state() == job.state()).orElse(job));
-    }
-    return out;
   }
 
   /** {@code GET /queues/{queue}/jobs/{id}}. */

@@ -1,5 +1,6 @@
 package io.delayq.server.web;
 
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -11,6 +12,8 @@ public final class Prefix {
   /** One or more segments of unreserved characters, each after a '/'; no '.' or '..' segment. */
   private static final Pattern VALID = Pattern.compile("(/[A-Za-z0-9._~-]+)+");
   private static final int MAX_LENGTH = 256;
+  /** The first segments of the API's paths ({@code /v1/...}, {@code /health...}, {@code /metrics}, {@code /openapi.json}). */
+  private static final Set<String> API_SEGMENTS = Set.of("v1", "health", "metrics", "openapi.json");
 
   private Prefix() {}
 
@@ -26,6 +29,21 @@ public final class Prefix {
       }
     }
     return true;
+  }
+
+  /**
+   * The API path {@code prefix} would hide, or null when it hides none. Requests are served with the
+   * base path stripped, so a base path of {@code /v1} (or {@code /health}, {@code /metrics}, {@code
+   * /openapi.json}, or anything below one of them) would turn the API's own calls into dashboard
+   * pages: health checks and scrapes would be led to the login page.
+   */
+  public static String shadowedApiPath(String prefix) {
+    if (prefix == null || !prefix.startsWith("/")) {
+      return null;
+    }
+    int end = prefix.indexOf('/', 1);
+    String first = end < 0 ? prefix.substring(1) : prefix.substring(1, end);
+    return API_SEGMENTS.contains(first) ? "/" + first : null;
   }
 
   /**
