@@ -91,10 +91,14 @@ final class Inputs {
    */
   static Instant runAt(String field, String text, Instant now) {
     Instant at = instant(field, text);
-    if (at.isBefore(Instant.EPOCH) || Duration.between(now, at).compareTo(MAX_DELAY) > 0) {
-      throw WebException.badRequest(field + " " + abbreviate(text.trim()) + " is out of range: give a time from"
-          + " 1970-01-01T00:00:00Z to " + MAX_DELAY.toDays() + " days from now (" + now.plus(MAX_DELAY) + "); a time"
-          + " in the past makes the job due now");
+    String range = "give a time from 1970-01-01T00:00:00Z to " + MAX_DELAY.toDays() + " days from now ("
+        + now.plus(MAX_DELAY) + "); a time in the past makes the job due now";
+    if (at.isBefore(Instant.EPOCH)) {
+      throw WebException.badRequest(field + " " + abbreviate(text.trim()) + " is before 1970, the earliest time delayq"
+          + " keeps: " + range);
+    }
+    if (Duration.between(now, at).compareTo(MAX_DELAY) > 0) {
+      throw WebException.badRequest(field + " " + abbreviate(text.trim()) + " is too far away: " + range);
     }
     return at;
   }
