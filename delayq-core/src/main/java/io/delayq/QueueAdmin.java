@@ -13,10 +13,21 @@ public interface QueueAdmin {
   /** Counts summed over the partitions. */
   QueueStats stats();
 
-  /** Stops all workers of this queue, everywhere, from claiming; scheduling goes on. */
+  /**
+   * Stops all workers of this queue, everywhere, from claiming; scheduling goes on.
+   *
+   * @throws QueueConfigurationException when the queue was deleted (by {@link #delete}, here or in
+   *     another process): nothing is written, so a pause racing a delete never leaves a paused
+   *     queue's keys behind (since 0.5.0; before, it wrote them)
+   */
   void pause();
 
-  /** Lets workers claim again, waking them at once. */
+  /**
+   * Lets workers claim again, waking them at once.
+   *
+   * @throws QueueConfigurationException when the queue was deleted; nothing is written (since
+   *     0.5.0)
+   */
   void resume();
 
   /** The most recently dead jobs, newest first, at most {@code limit} (1 to 1000). */
@@ -29,8 +40,35 @@ public interface QueueAdmin {
    */
   boolean requeueDead(String id);
 
+  /**
+   * Gives a dead job a fresh set of attempts, due now, only if it was given up on at or before
+   * {@code diedNoLaterThan}: the check and the requeue are one atomic step in Redis. For acting on
+   * dead jobs someone looked at and confirmed: a job that was requeued meanwhile and died again
+   * later is left dead, for whoever looks next.
+   *
+   * @param diedNoLaterThan the latest burial time (to the millisecond) the job may have; null for
+   *     any, as {@link #requeueDead(String)}
+   * @return whether a dead job with that id, buried at or before {@code diedNoLaterThan}, was
+   *     found and requeued
+   * @since 0.5.0
+   */
+  boolean requeueDead(String id, java.time.Instant diedNoLaterThan);
+
   /** Deletes a dead job for good; returns whether one was found. */
   boolean deleteDead(String id);
+
+  /**
+   * Deletes a dead job for good only if it was given up on at or before {@code diedNoLaterThan};
+   * the check and the delete are one atomic step in Redis (see {@link #requeueDead(String,
+   * java.time.Instant)}).
+   *
+   * @param diedNoLaterThan the latest burial time (to the millisecond) the job may have; null for
+   *     any, as {@link #deleteDead(String)}
+   * @return whether a dead job with that id, buried at or before {@code diedNoLaterThan}, was
+   *     found and deleted
+   * @since 0.5.0
+   */
+  boolean deleteDead(String id, java.time.Instant diedNoLaterThan);
 
   /**
    * The defaults stored with the queue for callers that leave them out (the HTTP API's schedule
@@ -79,6 +117,21 @@ public interface QueueAdmin {
    * @since 0.2.0
    */
   Page<JobInfo> listJobs(JobFilter filter, String cursor, int limit);
+
+  /**
+   * As {@link #listJobs}, but without payloads: each {@link JobSummary} holds the job with an
+   * empty payload, and the payload's size. Redis sends no payload bytes, so a page holds {@code
+   * limit} jobs however large their payloads (the 1 MiB bound of {@code listJobs} does not apply),
+   * for listings that show jobs without their bodies (a dashboard's tables). Same order, cursors
+   * and guarantees as {@code listJobs}; the cursors of the two listings are not interchangeable.
+   *
+   * @param cursor null for the first page, else a {@code nextCursor} of this same listing
+   * @param limit 1 to 1000
+   * @throws InvalidRequestException when the cursor is not one this listing gave out, or the
+   *     limit is out of range
+   * @since 0.5.0
+   */
+  Page<JobSummary> listJobSummaries(JobFilter filter, String cursor, int limit);
 
   /**
    * Deletes the queue: every job in every state, its dead letters, the ids remembered for the

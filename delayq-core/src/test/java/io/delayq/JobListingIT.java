@@ -274,4 +274,47 @@ class JobListingIT {
       assertThat(page.nextCursor()).isEmpty();
     }
   }
+
+  @Test
+  void summariesListAFullPageOfLargeJobsWithoutTheirPayloads() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("list-summaries"), 2);
+    byte[] big = new byte[700 * 1024];
+    Arrays.fill(big, (byte) 'x');
+    for (int i = 0; i < 10; i++) {
+      queue.schedule(JobRequest.of(big).withId("big-" + i).withRunAt(FAR.plusMillis(i)).withMaxAttempts(4));
+    }
+    queue.schedule(JobRequest.ofJson("{\"a\":1}").withId("json").withRunAt(FAR.plusMillis(20)));
+
+    Page<JobSummary> page = queue.admin().listJobSummaries(JobFilter.SCHEDULED, null, 50);
+
+    assertThat(page.nextCursor()).isEmpty();
+    assertThat(page.items()).extracting(JobSummary::id).containsExactly(
+        "big-0", "big-1", "big-2", "big-3", "big-4", "big-5", "big-6", "big-7", "big-8", "big-9", "json");
+    assertThat(page.items()).allSatisfy(s -> assertThat(s.job().payload()).isEmpty());
+    JobSummary first = page.items().get(0);
+    assertThat(first.payloadBytes()).isEqualTo(700 * 1024);
+    assertThat(first.job().maxAttempts()).isEqualTo(4);
+    assertThat(first.job().runAt()).isEqualTo(FAR);
+    assertThat(first.job().createdAt()).isNotNull();
+    JobSummary json = page.items().get(10);
+    assertThat(json.payloadBytes()).isEqualTo(7);
+    assertThat(json.job().payloadIsJson()).isTrue();
+    // the same jobs, with their payloads, as listJobs gives them
+    assertThat(all(queue, JobFilter.SCHEDULED, 1000)).extracting(JobInfo::id)
+        .containsExactlyElementsOf(page.items().stream().map(JobSummary::id).toList());
+
+    List<String> paged = new ArrayList<>();
+    String cursor = null;
+    do {
+      Page<JobSummary> next = queue.admin().listJobSummaries(JobFilter.SCHEDULED, cursor, 3);
+      assertThat(next.items()).hasSizeBetween(1, 3);
+      next.items().forEach(s -> paged.add(s.id()));
+      cursor = next.nextCursor().orElse(null);
+    } while (cursor != null);
+    assertThat(paged).containsExactlyElementsOf(page.items().stream().map(JobSummary::id).toList());
+
+    String jobsCursor = queue.admin().listJobs(JobFilter.SCHEDULED, null, 1).nextCursor().orElseThrow();
+    assertThatThrownBy(() -> queue.admin().listJobSummaries(JobFilter.SCHEDULED, jobsCursor, 3))
+        .isInstanceOf(InvalidRequestException.class);
+  }
 }

@@ -75,4 +75,13 @@ class JobRequestTest {
     assertThat(JobRequest.of("same")).isNotEqualTo(JobRequest.of("other"));
     assertThat(JobRequest.of("abc").toString()).contains("3 bytes");
   }
+
+  @Test
+  void aRunAtBefore1970IsDueNowHoweverFarInThePast() {
+    // why: Instant.MIN's epoch milliseconds overflow a long; the documented "before 1970 is due now" holds all the same
+    for (Instant past : new Instant[] {Instant.MIN, Instant.parse("-290000000-01-01T00:00:00Z"), Instant.EPOCH.minusMillis(1)}) {
+      assertThat(JobRequest.of("x").withRunAt(past).runAt()).isEqualTo(past);
+      assertThat(io.delayq.internal.Rules.runAtMillis(past)).isZero();
+    }
+  }
 }

@@ -285,4 +285,61 @@ class QueueDeletionIT {
         .isInstanceOfSatisfying(InvalidRequestException.class, e -> assertThat(e.field()).isEqualTo("cursor"));
     assertThatThrownBy(() -> delayq.queueNames(null, 0)).isInstanceOf(InvalidRequestException.class);
   }
+
+  @Test
+  void aPauseOrResumeOfADeletedQueueWritesNothingAndSaysSo() {
+    String name = TestRedis.uniqueQueue("delete-pause");
+    JobQueue queue = delayq.queue(name, 4);
+    queue.schedule(JobRequest.of("x").withId("x").withRunAt(FAR));
+    queue.admin().pause();
+    assertThat(queue.admin().stats().paused()).isTrue();
+    queue.admin().delete(false);
+    assertThat(keysOf(name)).isEmpty();
+
+    assertThatThrownBy(() -> queue.admin().pause()).isInstanceOf(QueueConfigurationException.class)
+        .hasMessageContaining("'" + name + "' does not exist").hasMessageContaining("nothing was paused");
+    assertThatThrownBy(() -> queue.admin().resume()).isInstanceOf(QueueConfigurationException.class)
+        .hasMessageContaining("nothing was resumed");
+    assertThat(keysOf(name)).isEmpty();
+    assertThat(delayq.queue(name, 4).admin().stats().paused()).isFalse();
+    delayq.queue(name).admin().delete(false);
+  }
+
+  @Test
+  void pausesRacingADeleteLeaveNothingOfTheQueueBehind() throws Exception {
+    String name = TestRedis.uniqueQueue("delete-pause-race");
+    JobQueue queue = delayq.queue(name, 16);
+    List<JobRequest> jobs = new ArrayList<>();
+    for (int i = 0; i < 5000; i++) {
+      jobs.add(JobRequest.of("p").withId("j" + i).withRunAt(FAR));
+    }
+    queue.scheduleAll(jobs);
+    ExecutorService pauser = Executors.newSingleThreadExecutor();
+    try {
+      AtomicBoolean deleted = new AtomicBoolean();
+      AtomicLong accepted = new AtomicLong();
+      AtomicLong refused = new AtomicLong();
+      Future<?> pauses = pauser.submit(() -> {
+        // why: one more after the delete ended, so that a pause surely meets a deleted queue too
+        for (boolean last = false; !last; ) {
+          last = deleted.get();
+          try {
+            queue.admin().pause();
+            accepted.incrementAndGet();
+          } catch (QueueConfigurationException gone) {
+            refused.incrementAndGet();
+          }
+        }
+      });
+      await().atMost(Duration.ofSeconds(10)).until(() -> accepted.get() > 0);
+      queue.admin().delete(true);
+      deleted.set(true);
+      pauses.get();
+
+      assertThat(refused.get()).as("pauses refused after the delete").isPositive();
+      assertThat(keysOf(name)).as("keys left by %s pauses during the delete", accepted.get()).isEmpty();
+    } finally {
+      pauser.shutdownNow();
+    }
+  }
 }

@@ -422,4 +422,39 @@ class QueueOperationsIT {
     assertThat(info).isPresent();
     assertThat(info.get().payload()).isEqualTo("after".getBytes(StandardCharsets.UTF_8));
   }
+
+  @Test
+  void aDeadJobIsRequeuedOrDeletedWithADeathBoundOnlyIfItDiedByThen() {
+    JobQueue queue = delayq.queue(TestRedis.uniqueQueue("dead-bound"));
+    queue.schedule(JobRequest.of("d").withId("d").withMaxAttempts(1));
+    LeasedJob job = queue.pull().claim(1, Duration.ofMinutes(1)).get(0);
+    queue.pull().bury(job.id(), job.token(), "first");
+    Instant diedAt = queue.get("d").orElseThrow().deadAt();
+
+    assertThat(queue.admin().requeueDead("d", diedAt.minusMillis(1))).isFalse();
+    assertThat(queue.admin().deleteDead("d", diedAt.minusMillis(1))).isFalse();
+    assertThat(queue.get("d").orElseThrow().state()).as("left dead").isEqualTo(JobState.DEAD);
+    assertThat(queue.get("d").orElseThrow().lastError()).isEqualTo("first");
+
+    assertThat(queue.admin().requeueDead("d", diedAt)).isTrue();
+    assertThat(queue.get("d").orElseThrow().state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(queue.admin().requeueDead("d", diedAt)).as("no longer dead").isFalse();
+    LeasedJob again = queue.pull().claim(1, Duration.ofMinutes(1)).get(0);
+    queue.pull().bury(again.id(), again.token(), "second");
+    Instant diedAgainAt = queue.get("d").orElseThrow().deadAt();
+
+    assertThat(queue.admin().deleteDead("d", diedAgainAt.minusMillis(1))).isFalse();
+    assertThat(queue.get("d")).isPresent();
+    assertThat(queue.admin().deleteDead("d", diedAgainAt.plusSeconds(60))).isTrue();
+    assertThat(queue.get("d")).isEmpty();
+    assertThat(queue.admin().deleteDead("d", Instant.MAX)).isFalse();
+    assertThat(queue.admin().requeueDead("missing", Instant.MAX)).isFalse();
+
+    // null bound: any death time, as the one-argument forms
+    queue.schedule(JobRequest.of("e").withId("e").withMaxAttempts(1));
+    LeasedJob e = queue.pull().claim(1, Duration.ofMinutes(1)).get(0);
+    queue.pull().bury(e.id(), e.token(), "boom");
+    assertThat(queue.admin().requeueDead("e", Instant.MIN)).isFalse();
+    assertThat(queue.admin().requeueDead("e", null)).isTrue();
+  }
 }

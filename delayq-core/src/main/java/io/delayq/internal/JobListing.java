@@ -4,6 +4,7 @@ import io.delayq.InvalidRequestException;
 import io.delayq.JobFilter;
 import io.delayq.JobInfo;
 import io.delayq.JobState;
+import io.delayq.JobSummary;
 import io.delayq.Page;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -31,7 +32,7 @@ final class JobListing {
   static final int MIN_PARTITION_BYTES = 64 * 1024;
 
   /** Values per job in a {@code list-jobs.lua} reply. */
-  private static final int FIELDS = 7;
+  private static final int FIELDS = 8;
 
   private static final Comparator<Entry> ORDER =
       Comparator.comparingDouble(Entry::score).thenComparing(Entry::member, Arrays::compareUnsigned);
@@ -47,17 +48,27 @@ final class JobListing {
    * (with {@code deferredSize}) when it was too large to send before it was known to make the page.
    */
   private record Entry(int partition, byte[] member, double score, long time, int attempts, byte[] record,
-      long deferredSize, String error, byte[] lease) {}
+      long deferredSize, String error, byte[] lease, long payloadSize) {}
 
   /** One partition's answer: its next entries in order, and whether it holds more after them. */
   private record Batch(List<Entry> entries, boolean more) {}
 
   Page<JobInfo> list(JobFilter filter, String cursor, int limit) {
+    Page<JobSummary> page = list(filter, cursor, limit, false);
+    return new Page<>(page.items().stream().map(JobSummary::job).toList(), page.nextCursor());
+  }
+
+  /** One page of summaries: the records' headers only, each with its payload's size. */
+  Page<JobSummary> summaries(JobFilter filter, String cursor, int limit) {
+    return list(filter, cursor, limit, true);
+  }
+
+  private Page<JobSummary> list(JobFilter filter, String cursor, int limit, boolean summaries) {
     Objects.requireNonNull(filter, "filter");
     if (limit < 1 || limit > MAX_LIMIT) {
       throw new InvalidRequestException("limit", "must be between 1 and " + MAX_LIMIT + "; got " + limit);
     }
-    String listing = "jobs:" + queue.name + ":" + filter.name();
+    String listing = (summaries ? "summaries:" : "jobs:") + queue.name + ":" + filter.name();
     Cursors.Position after = cursor == null ? null : Cursors.decode(listing, cursor);
     queue.checkOpen("listJobs");
     int partitions = queue.partitionCount();
@@ -69,7 +80,8 @@ final class JobListing {
       replies.add(
           queue.run(
               queue.client.scripts(), Script.LIST_JOBS, p,
-              Keys.bytes(code(filter)), QueueContext.number(limit), budget, afterScore, afterId));
+              Keys.bytes(code(filter)), QueueContext.number(limit), budget, afterScore, afterId,
+              Keys.bytes(summaries ? "1" : "")));
     }
     List<Batch> batches = new ArrayList<>(partitions);
     for (int p = 0; p < partitions; p++) {
@@ -86,7 +98,7 @@ final class JobListing {
     return record == null ? new byte[0] : record;
   }
 
-  private Page<JobInfo> merge(JobFilter filter, String listing, List<Batch> batches, int limit) {
+  private Page<JobSummary> merge(JobFilter filter, String listing, List<Batch> batches, int limit) {
     Entry end = null;
     List<Entry> all = new ArrayList<>();
     for (Batch batch : batches) {
@@ -99,7 +111,7 @@ final class JobListing {
       }
     }
     all.sort(ORDER);
-    List<JobInfo> jobs = new ArrayList<>();
+    List<JobSummary> jobs = new ArrayList<>();
     long bytes = 0;
     Entry lastSeen = null;
     boolean cut = end != null;
@@ -113,7 +125,7 @@ final class JobListing {
           break;
         }
         entry = new Entry(entry.partition(), entry.member(), entry.score(), entry.time(), entry.attempts(),
-            fetch(entry), 0, entry.error(), entry.lease());
+            fetch(entry), 0, entry.error(), entry.lease(), entry.payloadSize());
       }
       if (entry.record().length > 0) {
         JobInfo job = job(filter, entry);
@@ -121,7 +133,11 @@ final class JobListing {
           cut = true;
           break;
         }
-        jobs.add(job);
+        // why: a summary's record is its header only (its payload's size came with it); a
+        // record no version can read is sent cut short, so it is not shown as a payload either
+        jobs.add(entry.payloadSize() >= 0
+            ? new JobSummary(withoutPayload(job), entry.payloadSize())
+            : new JobSummary(job, job.payload().length));
         bytes += job.payload().length;
       }
       lastSeen = entry;
@@ -147,7 +163,8 @@ final class JobListing {
               record instanceof Long ? null : (byte[]) record,
               record instanceof Long size ? size : 0,
               QueueContext.text(reply.get(i + 5)),
-              (byte[]) reply.get(i + 6)));
+              (byte[]) reply.get(i + 6),
+              (Long) reply.get(i + 7)));
     }
     return new Batch(entries, (Long) reply.get(0) == 1L && !entries.isEmpty());
   }
@@ -180,6 +197,15 @@ final class JobListing {
     }
     return JobLookup.info(new String(entry.member(), StandardCharsets.UTF_8), state, time, entry.attempts(),
         maxAttempts, created, payload, entry.error().isEmpty() ? null : entry.error(), json, entry.lease());
+  }
+
+  private static JobInfo withoutPayload(JobInfo job) {
+    if (job.payload().length == 0) {
+      return job;
+    }
+    return new JobInfo(job.id(), job.state(), job.runAt(), job.leaseUntil(), job.deadAt(), job.attempts(),
+        job.maxAttempts(), job.createdAt(), new byte[0], job.lastError(), job.payloadIsJson(), job.fencingToken(),
+        job.holder());
   }
 
   private static String code(JobFilter filter) {

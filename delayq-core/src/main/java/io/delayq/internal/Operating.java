@@ -7,6 +7,7 @@ import io.delayq.JobRequest;
 import io.delayq.JobState;
 import io.delayq.Page;
 import io.delayq.QueueAdmin;
+import io.delayq.QueueConfigurationException;
 import io.delayq.QueueDefaults;
 import io.delayq.QueueStats;
 import io.delayq.WorkerOptions;
@@ -93,6 +94,11 @@ final class Operating implements QueueAdmin {
   }
 
   @Override
+  public Page<io.delayq.JobSummary> listJobSummaries(JobFilter filter, String cursor, int limit) {
+    return listing.summaries(filter, cursor, limit);
+  }
+
+  @Override
   public long delete(boolean force) {
     return deletion.delete(force);
   }
@@ -105,8 +111,20 @@ final class Operating implements QueueAdmin {
     for (int p = 0; p < queue.partitionCount(); p++) {
       writes.add(redis.set(queue.partition(p).paused(), Keys.bytes("1")).toCompletableFuture());
     }
-    writes.add(redis.hset(Keys.bytes(Keys.settings(queue.name)), Keys.bytes("paused"), Keys.bytes("1")).toCompletableFuture());
     writes.forEach(f -> queue.await(f, null));
+    // why: the partitions' flags are in other slots than the settings hash, so no one script can
+    // check the queue and write them all. The flags go first and the settings last, only while the
+    // queue exists: a delete removes the settings hash and then every partition's flag, so a pause
+    // that got in before the hash went loses its flags to that last step, and one that came after
+    // takes its own back here.
+    if (!setSettingsFlag("paused", "1")) {
+      List<CompletableFuture<?>> undo = new ArrayList<>();
+      for (int p = 0; p < queue.partitionCount(); p++) {
+        undo.add(redis.del(queue.partition(p).paused()).toCompletableFuture());
+      }
+      undo.forEach(f -> queue.await(f, null));
+      throw gone("paused");
+    }
   }
 
   @Override
@@ -117,12 +135,26 @@ final class Operating implements QueueAdmin {
     for (int p = 0; p < queue.partitionCount(); p++) {
       writes.add(redis.del(queue.partition(p).paused()).toCompletableFuture());
     }
-    writes.add(redis.hset(Keys.bytes(Keys.settings(queue.name)), Keys.bytes("paused"), Keys.bytes("0")).toCompletableFuture());
     writes.forEach(f -> queue.await(f, null));
+    if (!setSettingsFlag("paused", "0")) {
+      throw gone("resumed");
+    }
     for (int p = 0; p < queue.partitionCount(); p++) {
       // why: paused workers sleep a whole sweep interval; this wakes them at once
       queue.await(redis.publish(queue.wakeChannel(), Keys.bytes(p + ":0")).toCompletableFuture(), null);
     }
+  }
+
+  /** Sets a field of the settings hash in one step with the check that the queue still exists. */
+  private boolean setSettingsFlag(String field, String value) {
+    Long set = queue.await(client.scripts().<Long>run(Script.QUEUE_SETTINGS_FLAG,
+        new byte[][] {Keys.bytes(Keys.settings(queue.name))}, new byte[][] {Keys.bytes(field), Keys.bytes(value)}), null);
+    return set == 1L;
+  }
+
+  private QueueConfigurationException gone(String verb) {
+    return new QueueConfigurationException("queue '" + queue.name + "' does not exist (it was deleted); nothing was "
+        + verb + ". Open it again with Delayq.queue to create it anew");
   }
 
   @Override
@@ -182,18 +214,44 @@ final class Operating implements QueueAdmin {
 
   @Override
   public boolean requeueDead(String id) {
+    return requeueDead(id, null);
+  }
+
+  @Override
+  public boolean requeueDead(String id, Instant diedNoLaterThan) {
     Rules.checkJobId(id);
     queue.checkOpen("requeueDead");
-    Long due = queue.await(queue.<Long>run(client.scripts(), Script.REQUEUE_DEAD, queue.partitionOf(id), Keys.bytes(id)), id);
+    Long due = queue.await(queue.<Long>run(client.scripts(), Script.REQUEUE_DEAD, queue.partitionOf(id), Keys.bytes(id),
+        diedBy(diedNoLaterThan)), id);
     return due >= 0;
   }
 
   @Override
   public boolean deleteDead(String id) {
+    return deleteDead(id, null);
+  }
+
+  @Override
+  public boolean deleteDead(String id, Instant diedNoLaterThan) {
     Rules.checkJobId(id);
     queue.checkOpen("deleteDead");
-    Long deleted = queue.await(queue.<Long>run(client.scripts(), Script.DELETE_DEAD, queue.partitionOf(id), Keys.bytes(id)), id);
+    Long deleted = queue.await(queue.<Long>run(client.scripts(), Script.DELETE_DEAD, queue.partitionOf(id), Keys.bytes(id),
+        diedBy(diedNoLaterThan)), id);
     return deleted == 1L;
+  }
+
+  /** The scripts' "died at or before" argument: epoch ms, or empty for any time. */
+  private static byte[] diedBy(Instant diedNoLaterThan) {
+    if (diedNoLaterThan == null) {
+      return new byte[0];
+    }
+    // why: a burial time is whole epoch ms, so "at or before" an instant within a millisecond is
+    // "at or before" that millisecond; before 1970 nothing was buried
+    if (diedNoLaterThan.isBefore(Instant.EPOCH)) {
+      return QueueContext.number(-1);
+    }
+    return QueueContext.number(Math.min(Rules.MAX_DUE_MILLIS,
+        diedNoLaterThan.isAfter(Instant.ofEpochMilli(Rules.MAX_DUE_MILLIS)) ? Rules.MAX_DUE_MILLIS : diedNoLaterThan.toEpochMilli()));
   }
 
   @Override

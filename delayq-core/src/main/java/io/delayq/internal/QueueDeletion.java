@@ -13,7 +13,8 @@ import java.util.concurrent.CompletableFuture;
  * partitions in parallel, until each reports itself empty; a last pass over every partition picks
  * up jobs scheduled meanwhile and lifts the pauses. The queue's recurring schedules go before the
  * purge. The settings hash goes next, so that {@code
- * existingQueue} no longer finds the queue, and the name last.
+ * existingQueue} no longer finds the queue (and a pause or resume writes nothing more, see {@code
+ * Operating#pause}), then every partition's pause flag once more, and the name last.
  */
 final class QueueDeletion {
   /** Most jobs one purge call removes: Redis serves other clients between calls. */
@@ -57,6 +58,14 @@ final class QueueDeletion {
     }
     long deleted = purge(force);
     queue.await(redis.del(Keys.bytes(Keys.settings(queue.name))).toCompletableFuture(), null);
+    // why: a pause racing this delete may have set partition flags after the purge lifted them;
+    // it did so before its settings write, which found the hash or not: if it did, the flags are
+    // older than the delete of the hash and go here; if not, that pause removes them itself
+    List<CompletableFuture<Long>> flags = new ArrayList<>(partitions);
+    for (int p = 0; p < partitions; p++) {
+      flags.add(redis.del(queue.partition(p).paused()).toCompletableFuture());
+    }
+    flags.forEach(f -> queue.await(f, null));
     queue.await(redis.srem(Keys.bytes(Keys.registry()), Keys.bytes(queue.name)).toCompletableFuture(), null);
     queue.client.history().forget(queue.name);
     HistoryRecorder.markDeleted(queue.client, queue.name);

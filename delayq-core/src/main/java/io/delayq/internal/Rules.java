@@ -124,7 +124,8 @@ public final class Rules {
       throw new InvalidRequestException(
           "runAt", "of " + runAt + " is after 9999-12-31T23:59:59.999Z, the latest due time");
     }
-    return Math.max(0L, runAt.toEpochMilli());
+    // why: checked before toEpochMilli, which overflows for instants some 292 million years away
+    return runAt.isBefore(Instant.EPOCH) ? 0L : runAt.toEpochMilli();
   }
 
   public static int checkPartitions(int partitions) {

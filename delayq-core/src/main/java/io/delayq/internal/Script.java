@@ -31,6 +31,7 @@ public enum Script {
   LIST_DEAD("list-dead.lua", ScriptOutputType.MULTI),
   LIST_JOBS("list-jobs.lua", ScriptOutputType.MULTI),
   HOLD_FOR_DELETE("hold-for-delete.lua", ScriptOutputType.MULTI),
+  QUEUE_SETTINGS_FLAG("queue-settings-flag.lua", ScriptOutputType.INTEGER),
   PURGE("purge.lua", ScriptOutputType.MULTI),
   FORWARD_LIST("forward-list.lua", ScriptOutputType.MULTI),
   ADOPT("adopt.lua", ScriptOutputType.MULTI),

@@ -56,7 +56,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Connections are read on a few event-loop threads that never block: a request is read whole
  * (within its route's body limit and the header and body timeouts) before its handler runs on a
- * bounded pool of handler threads, because handlers call delayq-core, which waits for Redis. A
+ * bounded pool of handler threads, because handlers call delayq-core, which waits for Redis (the
+ * dashboard's pages on a small pool of their own, so that they never hold up the API). A
  * waiting claim (long poll) holds no thread: its answer is a promise, completed by a job becoming
  * due, its timer, or the client hanging up (which hands its jobs back at once).
  *
@@ -76,6 +77,14 @@ public final class ApiServer {
   static final int HANDLER_THREADS = 64;
   /** Requests read and waiting for a handler thread, beyond which a request is answered 503. */
   private static final int QUEUED_REQUESTS = 4096;
+  /**
+   * Threads running the dashboard's pages, fragments and actions: their own, so that however many
+   * pages load at once (a page may look into hundreds of queues), the API's handlers never wait
+   * behind them.
+   */
+  static final int DASHBOARD_THREADS = 8;
+  /** Dashboard requests waiting for one of its threads, beyond which one is answered 503 at once. */
+  static final int QUEUED_DASHBOARD_REQUESTS = 16;
   /** Claims that may wait at once; each costs a promise and a timer, not a thread. */
   public static final int WAITING_CLAIMS = 4096;
   /** Most partitions a queue created or configured over HTTP may have, unless configured otherwise. */
@@ -88,6 +97,7 @@ public final class ApiServer {
   private final EventLoopGroup loops;
   private final ChannelGroup connections = new DefaultChannelGroup("delayq-http", GlobalEventExecutor.INSTANCE);
   private final ThreadPoolExecutor handlers;
+  private final ThreadPoolExecutor dashboardHandlers;
   private final SslContext tls;
   final Router router;
   final Dashboard dashboard;
@@ -115,6 +125,9 @@ public final class ApiServer {
     this.handlers = new ThreadPoolExecutor(HANDLER_THREADS, HANDLER_THREADS, 60, TimeUnit.SECONDS,
         new ArrayBlockingQueue<>(QUEUED_REQUESTS), named("delayq-http-"));
     handlers.allowCoreThreadTimeOut(true);
+    this.dashboardHandlers = new ThreadPoolExecutor(DASHBOARD_THREADS, DASHBOARD_THREADS, 60, TimeUnit.SECONDS,
+        new ArrayBlockingQueue<>(QUEUED_DASHBOARD_REQUESTS), named("delayq-dashboard-"));
+    dashboardHandlers.allowCoreThreadTimeOut(true);
     this.longPolls = new LongPolls(WAITING_CLAIMS, loops.next());
     metrics.waitingClaims(longPolls);
     Queues queues = new Queues(delayq);
@@ -288,8 +301,9 @@ public final class ApiServer {
    */
   CompletableFuture<Response> dispatch(Route route, Request request, String path) {
     CompletableFuture<Response> answer = new CompletableFuture<>();
+    boolean page = route.dashboard() != null;
     try {
-      handlers.execute(() -> {
+      (page ? dashboardHandlers : handlers).execute(() -> {
         try {
           request.checkQuery();
           CompletionStage<Response> stage = route.handler().handle(request);
@@ -305,6 +319,13 @@ public final class ApiServer {
         }
       });
     } catch (RejectedExecutionException e) {
+      if (page) {
+        answer.complete(errorResponse(ApiException.busy("the dashboard is busy: " + DASHBOARD_THREADS + " pages are"
+                + " being made and " + QUEUED_DASHBOARD_REQUESTS + " more wait; retry in a few seconds (the API is not"
+                + " affected)"), request.method(), path, request.headers(), true,
+            target(request.rawPath(), request.rawQuery())));
+        return answer;
+      }
       answer.complete(ErrorMapping.toResponse(
           ApiException.busy(QUEUED_REQUESTS + " requests are already waiting for a handler on this server; retry in a"
               + " second, or spread the load over more servers"), request.method(), path));
@@ -438,14 +459,16 @@ public final class ApiServer {
     }
     connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
     stopLoops();
-    handlers.shutdown();
-    try {
-      if (!handlers.awaitTermination(2, TimeUnit.SECONDS)) {
-        handlers.shutdownNow();
+    for (ThreadPoolExecutor pool : List.of(handlers, dashboardHandlers)) {
+      pool.shutdown();
+      try {
+        if (!pool.awaitTermination(2, TimeUnit.SECONDS)) {
+          pool.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        pool.shutdownNow();
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      handlers.shutdownNow();
     }
     metrics.close();
     log.info("shutdown: HTTP server stopped");

@@ -176,11 +176,12 @@ public final class Dashboard {
     PageContext page = context(headers, target);
     WebResponse answer;
     if (status >= 300 && status < 400) {
-      answer = WebResponse.html(status, page.render("flash.jte", Map.of("ok", true, "message", message)));
+      answer = WebResponse.html(status, page.render("flash.jte", Map.of("ok", true, "message", Display.visible(message))));
     } else if ("true".equalsIgnoreCase(headers.apply("HX-Request"))) {
       answer = page.flash(status, false, message);
     } else {
-      answer = WebResponse.html(status, page.render("error.jte", Map.of("status", status, "message", message)));
+      answer = WebResponse.html(status, page.render("error.jte", Map.of("status", status,
+          "message", Display.visible(message))));
     }
     for (Map.Entry<String, String> header : new LinkedHashMap<>(extraHeaders).entrySet()) {
       answer = answer.withHeader(header.getKey(), header.getValue());

@@ -4,7 +4,9 @@ import io.delayq.Delayq;
 import io.delayq.JobFilter;
 import io.delayq.JobInfo;
 import io.delayq.JobQueue;
+import io.delayq.JobSummary;
 import io.delayq.Page;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,6 +29,8 @@ final class DeadBulk {
   static final int MAX_PAGES = 40;
   static final int MAX_ACTED = 1_000;
   private static final int PAGE = 500;
+  /** How far ahead of this server's clock {@code asOf} may be: another server made the count. */
+  static final Duration AS_OF_TOLERANCE = Duration.ofSeconds(5);
   private final Delayq delayq;
 
   DeadBulk(Delayq delayq) {
@@ -85,7 +89,7 @@ final class DeadBulk {
     JobQueue queue = QueuePages.existing(delayq, request.pathParam("queue"));
     Filter filter = Filter.of(request);
     long expected = Inputs.number("expected", required(request, "expected"), 0, Long.MAX_VALUE);
-    Instant asOf = Instant.ofEpochMilli(Inputs.number("asOf", required(request, "asOf"), 0, 4_102_444_800_000L));
+    Instant asOf = asOf(required(request, "asOf"));
     Scan scan = scan(queue, filter, asOf, MAX_ACTED);
     if (scan.matching() > expected) {
       throw WebException.conflict(scan.matching() + (scan.capped() ? " or more" : "") + " dead jobs match now, more"
@@ -94,7 +98,9 @@ final class DeadBulk {
     }
     long done = 0;
     for (String id : scan.ids()) {
-      boolean moved = requeue ? queue.admin().requeueDead(id) : queue.admin().deleteDead(id);
+      // why: the scan and the action are separate steps; a job requeued by someone else meanwhile
+      // and dead again since asOf is no longer what was confirmed, and Redis checks that in one step
+      boolean moved = requeue ? queue.admin().requeueDead(id, asOf) : queue.admin().deleteDead(id, asOf);
       if (moved) {
         done++;
       }
@@ -102,8 +108,25 @@ final class DeadBulk {
     String verb = requeue ? "requeued" : "deleted";
     boolean more = scan.capped() || scan.matching() > scan.ids().size();
     return page.flash(200, true, done + " dead job" + (done == 1 ? "" : "s") + " " + verb
-        + (done < scan.ids().size() ? " (" + (scan.ids().size() - done) + " had left the dead-letter set already)" : "")
+        + (done < scan.ids().size() ? " (" + (scan.ids().size() - done) + " had left the dead-letter set, or died again"
+            + " after the count, and were left alone)" : "")
         + (more ? "; at most " + MAX_ACTED + " are " + verb + " per request and more may match: count again" : ""));
+  }
+
+  /**
+   * The confirmed count's time: not later than now (give or take {@link #AS_OF_TOLERANCE} of clock
+   * difference between the servers behind one dashboard), since a count is always of the past; a
+   * later one would cover jobs that die after the confirmation.
+   */
+  static Instant asOf(String text) {
+    Instant asOf = Instant.ofEpochMilli(Inputs.number("asOf", text, 0, 4_102_444_800_000L));
+    Instant now = Instant.now();
+    if (asOf.isAfter(now.plus(AS_OF_TOLERANCE))) {
+      throw WebException.badRequest("asOf " + Formats.time(asOf) + " is later than this server's time ("
+          + Formats.time(now) + "); it must be the time of the count you confirmed. Count the matching jobs again,"
+          + " then confirm");
+    }
+    return asOf;
   }
 
   private static String required(WebRequest request, String field) {
@@ -126,10 +149,11 @@ final class DeadBulk {
     long examined = 0;
     String cursor = null;
     for (int pages = 0; pages < MAX_PAGES; pages++) {
-      Page<JobInfo> page = queue.admin().listJobs(JobFilter.DEAD, cursor, PAGE);
-      List<JobInfo> items = page.items();
+      // why: summaries, since the filter reads no payload and a page then holds PAGE jobs however large
+      Page<JobSummary> page = queue.admin().listJobSummaries(JobFilter.DEAD, cursor, PAGE);
+      List<JobSummary> items = page.items();
       for (int i = 0; i < items.size(); i++) {
-        JobInfo job = items.get(i);
+        JobInfo job = items.get(i).job();
         if (job.deadAt() != null && job.deadAt().isAfter(asOf)) {
           return new Scan(ids, matching, examined, false);
         }

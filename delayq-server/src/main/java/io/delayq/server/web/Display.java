@@ -104,6 +104,39 @@ public final class Display {
     return out.toString();
   }
 
+  /**
+   * Text as it may be shown without deceiving: C0 and C1 control characters (but the line feed and
+   * the tab), bidirectional-text controls (U+202A–U+202E, U+2066–U+2069, the marks U+200E,
+   * U+200F, U+061C), line and paragraph separators, zero-width characters and the byte-order mark
+   * are written as a backslash, {@code u} and four hex digits, so that an id or payload with a right-to-left override cannot
+   * display as another. HTML escaping is still the template's.
+   */
+  public static String visible(String text) {
+    if (text == null) {
+      return null;
+    }
+    StringBuilder out = null;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (deceptive(c)) {
+        if (out == null) {
+          out = new StringBuilder(text.length() + 16).append(text, 0, i);
+        }
+        out.append(String.format(Locale.ROOT, "\\u%04X", (int) c));
+      } else if (out != null) {
+        out.append(c);
+      }
+    }
+    return out == null ? text : out.toString();
+  }
+
+  private static boolean deceptive(char c) {
+    return (c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7F && c <= 0x9F)
+        || (c >= '\u202A' && c <= '\u202E') || (c >= '\u2066' && c <= '\u2069')
+        || c == '\u200E' || c == '\u200F' || c == '\u061C' || c == '\u2028' || c == '\u2029'
+        || c == '\u200B' || c == '\u200C' || c == '\u200D' || c == '\u2060' || c == '\uFEFF';
+  }
+
   /** A size in bytes in binary units with one decimal beyond bytes: {@code 512 B}, {@code 1.5 MiB}; a dash when negative (unknown). */
   public static String bytes(long bytes) {
     if (bytes < 0) {

@@ -85,6 +85,24 @@ final class Inputs {
     }
   }
 
+  /**
+   * A job's new due time, read as {@link #instant}: from 1970-01-01T00:00:00Z on (delayq keeps due
+   * times as epoch milliseconds) and at most {@link #MAX_DELAY} after {@code now}.
+   */
+  static Instant runAt(String field, String text, Instant now) {
+    Instant at = instant(field, text);
+    String range = "give a time from 1970-01-01T00:00:00Z to " + MAX_DELAY.toDays() + " days from now ("
+        + now.plus(MAX_DELAY) + "); a time in the past makes the job due now";
+    if (at.isBefore(Instant.EPOCH)) {
+      throw WebException.badRequest(field + " " + abbreviate(text.trim()) + " is before 1970, the earliest time delayq"
+          + " keeps: " + range);
+    }
+    if (Duration.between(now, at).compareTo(MAX_DELAY) > 0) {
+      throw WebException.badRequest(field + " " + abbreviate(text.trim()) + " is too far away: " + range);
+    }
+    return at;
+  }
+
   /** A whole number in {@code [min, max]}. */
   static long number(String field, String text, long min, long max) {
     try {

@@ -4,6 +4,7 @@ import io.delayq.Delayq;
 import io.delayq.JobFilter;
 import io.delayq.JobInfo;
 import io.delayq.JobQueue;
+import io.delayq.JobSummary;
 import io.delayq.Page;
 import io.delayq.ScheduledJob;
 import java.time.Duration;
@@ -25,7 +26,7 @@ final class JobPages {
     this.delayq = delayq;
   }
 
-  /** {@code GET /queues/{queue}?state=scheduled|due|active|dead&cursor=}. */
+  /** {@code GET /queues/{queue}?state=scheduled|due|active|expired|dead&cursor=}. */
   WebResponse queue(WebRequest request, PageContext page) {
     JobQueue queue = QueuePages.existing(delayq, request.pathParam("queue"));
     String state = request.queryOrNull("state") == null ? "scheduled" : request.query("state").toLowerCase(Locale.ROOT);
@@ -33,17 +34,19 @@ final class JobPages {
       case "scheduled" -> JobFilter.SCHEDULED;
       case "due" -> JobFilter.DUE;
       case "active" -> JobFilter.ACTIVE;
+      case "expired" -> JobFilter.EXPIRED;
       case "dead" -> JobFilter.DEAD;
-      default -> throw WebException.badRequest("state '" + Inputs.abbreviate(request.query("state"))
-          + "' is not one of scheduled, due, active, dead");
+      default -> throw WebException.badRequest("state '" + Display.visible(Inputs.abbreviate(request.query("state")))
+          + "' is not one of scheduled, due, active, expired, dead");
     };
     String cursor = request.queryOrNull("cursor");
-    Page<JobInfo> jobs = queue.admin().listJobs(filter, cursor, PAGE_SIZE);
+    // why: the table shows no payloads; without them a page holds PAGE_SIZE jobs however large they are
+    Page<JobSummary> jobs = queue.admin().listJobSummaries(filter, cursor, PAGE_SIZE);
     Map<String, Object> params = new HashMap<>();
     params.put("queue", queue.name());
     params.put("stats", queue.admin().stats());
     params.put("state", state);
-    params.put("jobs", jobs.items());
+    params.put("jobs", jobs.items().stream().map(JobSummary::job).toList());
     params.put("now", Instant.now());
     params.put("paged", cursor != null);
     params.put("next", jobs.nextCursor().map(c -> page.link("queues", queue.name()) + "?state=" + state + "&cursor="
@@ -80,7 +83,7 @@ final class JobPages {
   }
 
   private static JobInfo find(JobQueue queue, String id) {
-    return queue.get(id).orElseThrow(() -> WebException.notFound("queue '" + queue.name() + "' has no job '" + id
+    return queue.get(id).orElseThrow(() -> WebException.notFound("queue '" + queue.name() + "' has no job '" + Display.visible(id)
         + "': it was done and acked, cancelled or deleted, or never scheduled"));
   }
 
@@ -89,10 +92,10 @@ final class JobPages {
     String id = Inputs.jobId(request.pathParam("id"));
     JobQueue queue = QueuePages.existing(delayq, request.pathParam("queue"));
     if (!queue.cancel(id)) {
-      throw WebException.notFound("queue '" + queue.name() + "' has no scheduled job '" + id + "' to cancel: it may"
+      throw WebException.notFound("queue '" + queue.name() + "' has no scheduled job '" + Display.visible(id) + "' to cancel: it may"
           + " have run, been cancelled, or be dead already");
     }
-    return page.flash(200, true, "job '" + id + "' cancelled");
+    return page.flash(200, true, "job '" + Display.visible(id) + "' cancelled");
   }
 
   /** {@code POST /queues/{queue}/jobs/{id}/reschedule} with {@code runAt} (ISO-8601) or {@code delay} ({@code 30s}). */
@@ -105,15 +108,11 @@ final class JobPages {
           ? "give the new time: a delay such as 30s, 5m or 2h, or a date and time (runAt)"
           : "give either a delay or a date and time (runAt), not both");
     }
-    Instant at = runAt == null ? null : Inputs.instant("runAt", runAt);
+    Instant at = runAt == null ? null : Inputs.runAt("runAt", runAt, Instant.now());
     Duration in = delay == null ? null : Inputs.delay("delay", delay);
-    if (at != null && Duration.between(Instant.now(), at).compareTo(Inputs.MAX_DELAY) > 0) {
-      throw WebException.badRequest("runAt " + runAt + " is too far away; at most " + Inputs.MAX_DELAY.toDays()
-          + " days from now");
-    }
     JobQueue queue = QueuePages.existing(delayq, request.pathParam("queue"));
     ScheduledJob moved = at != null ? queue.reschedule(id, at) : queue.reschedule(id, in);
-    return page.flash(200, true, "job '" + id + "' now runs at " + Formats.time(moved.runAt()));
+    return page.flash(200, true, "job '" + Display.visible(id) + "' now runs at " + Formats.time(moved.runAt()));
   }
 
   /** {@code POST /queues/{queue}/jobs/{id}/run-now}: due at once. */
@@ -121,7 +120,7 @@ final class JobPages {
     String id = Inputs.jobId(request.pathParam("id"));
     JobQueue queue = QueuePages.existing(delayq, request.pathParam("queue"));
     queue.reschedule(id, Duration.ZERO);
-    return page.flash(200, true, "job '" + id + "' is due now");
+    return page.flash(200, true, "job '" + Display.visible(id) + "' is due now");
   }
 
   /** {@code POST /queues/{queue}/dead/{id}/requeue}. */
@@ -131,7 +130,7 @@ final class JobPages {
     if (!queue.admin().requeueDead(id)) {
       throw noDeadJob(queue, id);
     }
-    return page.flash(200, true, "dead job '" + id + "' requeued with a fresh set of attempts, due now");
+    return page.flash(200, true, "dead job '" + Display.visible(id) + "' requeued with a fresh set of attempts, due now");
   }
 
   /** {@code POST /queues/{queue}/dead/{id}/delete}. */
@@ -141,11 +140,11 @@ final class JobPages {
     if (!queue.admin().deleteDead(id)) {
       throw noDeadJob(queue, id);
     }
-    return page.flash(200, true, "dead job '" + id + "' deleted");
+    return page.flash(200, true, "dead job '" + Display.visible(id) + "' deleted");
   }
 
   private static WebException noDeadJob(JobQueue queue, String id) {
-    return WebException.notFound("queue '" + queue.name() + "' has no dead job '" + id + "': it may have been"
+    return WebException.notFound("queue '" + queue.name() + "' has no dead job '" + Display.visible(id) + "': it may have been"
         + " requeued or deleted already");
   }
 }

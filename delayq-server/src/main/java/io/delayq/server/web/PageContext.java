@@ -127,6 +127,7 @@ public final class PageContext {
    * layout shows.
    */
   public WebResponse flash(int status, boolean ok, String message) {
-    return WebResponse.html(status, render("flash.jte", Map.of("ok", ok, "message", message)));
+    // why: messages quote ids, errors and form input, which may hold bidi or control characters
+    return WebResponse.html(status, render("flash.jte", Map.of("ok", ok, "message", Display.visible(message))));
   }
 }

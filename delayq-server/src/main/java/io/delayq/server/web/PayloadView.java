@@ -15,7 +15,8 @@ import java.util.HexFormat;
  * base64 excerpt; each cut to {@link #SHOWN_BYTES} (the whole is one download away).
  *
  * @param kind {@code json}, {@code text} or {@code binary}
- * @param text what is shown (escaped by the template)
+ * @param text what is shown (escaped by the template), with control and bidi characters written
+ *     as a backslash, {@code u} and four hex digits (see {@link Display#visible})
  * @param base64 for binary, the excerpt in base64; else ""
  * @param size the payload's size in bytes
  * @param truncated whether {@code text} shows only the start
@@ -33,9 +34,9 @@ public record PayloadView(String kind, String text, String base64, int size, boo
         JsonNode tree = JSON.readTree(payload);
         String pretty = JSON.writerWithDefaultPrettyPrinter().writeValueAsString(tree);
         if (pretty.length() <= 2 * SHOWN_BYTES) {
-          return new PayloadView("json", pretty, "", payload.length, false);
+          return new PayloadView("json", Display.visible(pretty), "", payload.length, false);
         }
-        return new PayloadView("json", pretty.substring(0, SHOWN_BYTES), "", payload.length, true);
+        return new PayloadView("json", Display.visible(pretty.substring(0, SHOWN_BYTES)), "", payload.length, true);
       } catch (java.io.IOException notJson) {
         // shown as text
       }
@@ -43,7 +44,8 @@ public record PayloadView(String kind, String text, String base64, int size, boo
     byte[] shown = cut ? Arrays.copyOf(payload, SHOWN_BYTES) : payload;
     String shownText = text == null ? null : utf8Prefix(shown);
     if (shownText != null && printable(shownText)) {
-      return new PayloadView(json ? "json" : "text", shownText, "", payload.length, cut);
+      // why: a bidi override or C1 control in the text would show it as other text than it is
+      return new PayloadView(json ? "json" : "text", Display.visible(shownText), "", payload.length, cut);
     }
     byte[] excerpt = Arrays.copyOf(payload, Math.min(payload.length, 512));
     String hex = HexFormat.ofDelimiter(" ").formatHex(excerpt);

@@ -124,7 +124,7 @@ class DashboardActionsIT {
 
     Answer bad = server.get("/queues/" + q + "?state=sleeping", full);
     assertThat(bad.status()).isEqualTo(400);
-    assertThat(bad.body()).contains("data-flash=\"error\"", "scheduled, due, active, dead");
+    assertThat(bad.body()).contains("data-flash=\"error\"", "scheduled, due, active, expired, dead");
     assertThat(server.get("/queues/" + q + "?cursor=not-a-cursor", full).status()).isEqualTo(400);
     assertThat(server.get("/queues/no-such-" + UUID.randomUUID(), full).status()).isEqualTo(404);
   }

@@ -47,4 +47,23 @@ class DisplayTest {
     assertThat(Display.inZoneBrief(null, ZoneOffset.UTC)).isEqualTo("—");
     assertThat(Display.utc(at)).isEqualTo("2026-07-01 07:00:00 UTC");
   }
+
+  @Test
+  void controlAndBidiCharactersAreShownEscapedAndOtherTextAsItIs() {
+    assertThat(Display.visible("invoice-\u202Efdp.exe")).isEqualTo("invoice-\\u202Efdp.exe");
+    assertThat(Display.visible("a\u2066b\u2069c\u200Fd")).isEqualTo("a\\u2066b\\u2069c\\u200Fd");
+    assertThat(Display.visible("bell\u0007 esc\u001B c1\u0085 cr\r")).isEqualTo("bell\\u0007 esc\\u001B c1\\u0085 cr\\u000D");
+    assertThat(Display.visible("line\n\ttabbed, ünïcode, 日本, emoji \uD83D\uDE00")).isEqualTo("line\n\ttabbed, ünïcode, 日本, emoji \uD83D\uDE00");
+    assertThat(Display.visible(null)).isNull();
+  }
+
+  @Test
+  void aPayloadShownAsTextOrJsonHasItsBidiOverridesEscaped() {
+    PayloadView text = PayloadView.of("pay \u202Eevil\u202C to".getBytes(java.nio.charset.StandardCharsets.UTF_8), false);
+    assertThat(text.kind()).isEqualTo("text");
+    assertThat(text.text()).isEqualTo("pay \\u202Eevil\\u202C to");
+    PayloadView json = PayloadView.of("{\"to\":\"\u2067x\u0085\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8), true);
+    assertThat(json.kind()).isEqualTo("json");
+    assertThat(json.text()).contains("\\u2067x\\u0085").doesNotContain("\u2067");
+  }
 }

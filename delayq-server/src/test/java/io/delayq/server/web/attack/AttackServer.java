@@ -31,6 +31,7 @@ import java.util.UUID;
  */
 final class AttackServer implements AutoCloseable {
   private static Delayq shared;
+  private static String sharedUrl;
   private static RedisServerProcess ownRedis;
 
   private final ApiServer api;
@@ -58,8 +59,15 @@ final class AttackServer implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(new Thread(ownRedis::close));
       }
       shared = Delayq.connect(url);
+      sharedUrl = url;
     }
     return shared;
+  }
+
+  /** The URL of the Redis that {@link #delayq()} uses, for tests that read its keys. */
+  static synchronized String redisUrl() {
+    delayq();
+    return sharedUrl;
   }
 
   /** A queue no other test uses, holding one scheduled job so that it exists. */
