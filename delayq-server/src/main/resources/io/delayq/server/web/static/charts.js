@@ -289,9 +289,11 @@
 
   function start() {
     drawAll(document);
-    // fragments that htmx swaps in (a new range, a refreshed table) bring new blocks
-    document.body.addEventListener("htmx:afterSettle", function (event) {
-      drawAll(event.target);
+    // fragments that htmx swaps in (a new range, the <main> reloaded after an action) bring new blocks;
+    // after an outerHTML swap the event's target is the element swapped out, so look at the whole page
+    // (boxes already drawn are skipped)
+    document.body.addEventListener("htmx:afterSettle", function () {
+      drawAll(document);
     });
   }
 
