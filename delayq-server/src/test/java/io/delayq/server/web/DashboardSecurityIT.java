@@ -181,7 +181,7 @@ class DashboardSecurityIT {
       assertThat(page.status()).as(bad).isEqualTo(303);
       assertThat(page.header("Location")).isEqualTo("/login?next=%2F");
     }
-    // the format is the contract's: a cookie made from it by the token alone is accepted
+    // the format is the documented one (docs/DASHBOARD.md): a cookie made from it by the token alone is accepted
     assertThat(server.get("/", "delayq_session=" + validForged).status()).isEqualTo(200);
     assertThat(twin.get("/", cookie).status()).as("another instance with the same token").isEqualTo(200);
     assertThat(other.get("/", cookie).status()).as("a server with another token").isEqualTo(303);
@@ -436,7 +436,7 @@ class DashboardSecurityIT {
     return all;
   }
 
-  /** A cookie value made as the contract says, from the token alone. */
+  /** A cookie value made as docs/DASHBOARD.md says, from the token alone. */
   static String forge(String token, String payload) throws Exception {
     byte[] key = hmac(token.getBytes(StandardCharsets.UTF_8), "delayq dashboard session v1".getBytes(StandardCharsets.UTF_8));
     byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);

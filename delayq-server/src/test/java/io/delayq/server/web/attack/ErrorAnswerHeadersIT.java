@@ -13,7 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract puts the security headers on every dashboard response. Answers to requests the
+ * docs/DASHBOARD.md puts the security headers on every dashboard response. Answers to requests the
  * server could not read (request line or headers too long, two Host headers) on dashboard paths
  * are decided before the path is classified, so they go out as the API's JSON errors without
  * Content-Security-Policy, X-Frame-Options and Referrer-Policy.

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract admits a dashboard POST without {@code Sec-Fetch-Site} only when its {@code Origin}
+ * docs/DASHBOARD.md admits a dashboard POST without {@code Sec-Fetch-Site} only when its {@code Origin}
  * equals the request's own origin. The check compares only what follows {@code ://} with the
  * {@code Host} header, so an Origin of another scheme with the same host and port ({@code
  * https://...} on a plain-HTTP server, {@code evil://...}) is taken as this server's own.

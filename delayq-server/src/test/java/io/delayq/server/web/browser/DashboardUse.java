@@ -19,7 +19,7 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * Using the dashboard in a browser the way a person does, through the contract's hooks only:
+ * Using the dashboard in a browser the way a person does, through its data-* test hooks only (docs/DASHBOARD.md):
  * {@code data-page}, {@code data-table}, {@code data-row}, {@code data-action}, {@code data-flash},
  * {@code data-count}, and the form field names.
  */
