@@ -66,7 +66,9 @@ class QueueDeleteRaceIT {
       if (stats.status() == 200) {
         assertThat(api.delete("/v1/queues/" + queue + "?force=true").status()).isEqualTo(200);
       }
-      assertThat(keysOf(queue)).as("round %d: keys left in Redis", round).isEmpty();
+      // (but the short-lived mark that keeps other clients' late history flushes out: it expires by itself)
+      assertThat(keysOf(queue)).as("round %d: keys left in Redis", round)
+          .allMatch(key -> key.equals(io.delayq.internal.Keys.historyDeleted(queue)));
     }
   }
 
