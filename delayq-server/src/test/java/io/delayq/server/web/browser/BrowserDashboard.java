@@ -1,6 +1,7 @@
 package io.delayq.server.web.browser;
 
 import io.delayq.Delayq;
+import io.delayq.embedded.RedisServerProcess;
 import io.delayq.server.http.ApiServer;
 import io.delayq.server.http.HttpSettings;
 import io.delayq.server.testing.ServerProcess;
@@ -13,7 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A delayq-server with its dashboard in this JVM, on the shared test Redis ({@code
- * DELAYQ_TEST_REDIS}, else {@code redis://127.0.0.1:6379}), with a full and a read-only token.
+ * DELAYQ_TEST_REDIS}, else a redis-server of its own), with a full and a read-only token.
  * Its queues, made with {@link #newQueue}, are deleted when it closes.
  */
 final class BrowserDashboard implements AutoCloseable {
@@ -32,16 +33,32 @@ final class BrowserDashboard implements AutoCloseable {
   }
 
   /** A server at the root, {@code http://127.0.0.1:<port>/}. */
+  private static String ownRedisUrl;
+
+  /** DELAYQ_TEST_REDIS, else one redis-server of this run's own, as the README's `mvn verify` promises. */
+  private static synchronized String testRedis() {
+    String url = ServerProcess.testRedis();
+    if (url != null) {
+      return url;
+    }
+    if (ownRedisUrl == null) {
+      RedisServerProcess own = RedisServerProcess.builder().start();
+      Runtime.getRuntime().addShutdownHook(new Thread(own::close));
+      ownRedisUrl = own.uri();
+    }
+    return ownRedisUrl;
+  }
+
   static BrowserDashboard start() {
     return start(null);
   }
 
   /** A server whose {@code --base-path} is {@code basePath} (null: none). */
   static BrowserDashboard start(String basePath) {
-    String redis = ServerProcess.testRedis();
+    String redis = testRedis();
     // why: short heartbeats and history flushes, so the Workers and History pages show this run's work within a second
     Delayq delayq = Delayq.builder()
-        .redisUrl(redis == null ? "redis://127.0.0.1:6379" : redis)
+        .redisUrl(redis)
         .heartbeatInterval(Duration.ofMillis(500))
         .historyFlushInterval(Duration.ofMillis(500))
         .build();
